@@ -1,0 +1,56 @@
+"""dgraph: graph analytics with Gunrock's frontier operators, on numpy or CuPy, scaled out on Dask.
+
+>>> import dgraph
+>>> G = dgraph.generate("rmat", scale=10, seed=1)
+>>> r = dgraph.bfs(G, source=0)
+>>> r.to_pandas().head()
+
+Heavy modules (numba kernels, CuPy, Dask) are imported on first use, so
+``import dgraph`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .errors import (BackendError, DGraphError, FileFormatError, GraphTooLargeError, InputError,
+                     MissingFileError, OutputExistsError, VertexNotFoundError)
+from .graph import Graph, from_edges
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "read": ("dgraph.io", "read"),
+    "write": ("dgraph.io", "write_result"),
+    "from_scipy": ("dgraph.io", "from_scipy"),
+    "from_networkx": ("dgraph.io", "from_networkx"),
+    "generate": ("dgraph.generators", "generate"),
+    "bfs": ("dgraph.algorithms.bfs", "bfs"),
+    "Result": ("dgraph.engine.result", "Result"),
+    "Frontier": ("dgraph.ops.frontier", "Frontier"),
+    "ops": ("dgraph.ops", None),
+    "io": ("dgraph.io", None),
+    "generators": ("dgraph.generators", None),
+    "algorithms": ("dgraph.algorithms", None),
+    "engine": ("dgraph.engine", None),
+    "backend": ("dgraph.backend", None),
+}
+
+__all__ = ["DGraphError", "InputError", "FileFormatError", "MissingFileError", "OutputExistsError",
+           "VertexNotFoundError", "BackendError", "GraphTooLargeError", "Graph", "from_edges",
+           *_LAZY]
+
+
+def __getattr__(name):
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'dgraph' has no attribute {name!r}") from None
+    mod = importlib.import_module(module)
+    value = mod if attr is None else getattr(mod, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,48 @@
+"""The exception family of dgraph.
+
+Every error that bad input can cause is a ``DGraphError`` subclass whose
+message names where the problem is (file and line, argument, or pipeline key)
+and what was expected there.  The CLI prints that one line and exits 2.
+"""
+
+from __future__ import annotations
+
+
+class DGraphError(Exception):
+    """Root of every error dgraph raises on purpose."""
+
+
+class InputError(DGraphError, ValueError):
+    """An argument has a wrong value or type."""
+
+
+class FileFormatError(DGraphError, ValueError):
+    """A file could not be parsed; the message names file and line."""
+
+    def __init__(self, path, line, message):
+        self.path, self.line = str(path), line
+        where = f"{path}:{line}" if line is not None else f"{path}"
+        super().__init__(f"{where}: {message}")
+
+
+class MissingFileError(DGraphError, FileNotFoundError):
+    """An input file does not exist or cannot be opened."""
+
+
+class OutputExistsError(DGraphError, FileExistsError):
+    """An output file exists and overwriting it was not asked for."""
+
+
+class VertexNotFoundError(DGraphError, KeyError):
+    """A vertex id given as an argument is not in the graph."""
+
+    def __str__(self):  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class BackendError(DGraphError, RuntimeError):
+    """The requested array backend (e.g. CuPy on a GPU) is not usable."""
+
+
+class GraphTooLargeError(DGraphError, MemoryError):
+    """The graph does not fit in the memory of the device it should go to."""

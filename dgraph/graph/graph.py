@@ -1,0 +1,203 @@
+"""Graph: a CSR adjacency (plus CSC on demand), optional weights, and the vertex id map.
+
+A Graph is immutable: cleaning steps (``symmetrize``, ``drop_self_loops``)
+return a new Graph.  Its arrays live on one backend (numpy or CuPy);
+``to("cupy")`` gives a device copy, cached so repeated runs copy once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backend import array_module, backend_name, get_xp, to_backend, to_numpy
+from ..backend.primitives import row_ids
+from .ids import VertexIds
+
+
+class Graph:
+    """A directed or undirected graph in CSR form.
+
+    Attributes
+    ----------
+    indptr : int64 array, length n+1: row offsets of the out-edges.
+    indices : int32 (int64 past 2**31 vertices) array of targets, sorted per row.
+    weights : edge weights aligned with ``indices``, or None.
+    directed : an undirected graph stores each edge in both directions.
+    ids : :class:`~dgraph.graph.ids.VertexIds`, the user's ids of the vertices.
+    """
+
+    def __init__(self, indptr, indices, weights=None, *, directed=False, ids=None, name=None):
+        self.indptr = indptr
+        self.indices = indices
+        self.weights = weights
+        self.directed = bool(directed)
+        self.ids = ids if ids is not None else VertexIds(len(indptr) - 1)
+        self.name = name
+        self._csc = None
+        self._copies = {}
+        self._cache = {}
+
+    # -- sizes ---------------------------------------------------------------
+    @property
+    def xp(self):
+        return array_module(self.indptr)
+
+    @property
+    def backend(self) -> str:
+        return backend_name(self.xp)
+
+    @property
+    def num_vertices(self) -> int:
+        return len(self.indptr) - 1
+
+    @property
+    def num_arcs(self) -> int:
+        """Stored directed edges (CSR entries): both directions of an undirected edge."""
+        return int(self.indptr[-1])
+
+    @property
+    def num_self_loops(self) -> int:
+        if "self_loops" not in self._cache:
+            xp = self.xp
+            self._cache["self_loops"] = int(xp.count_nonzero(row_ids(self.indptr) == self.indices))
+        return self._cache["self_loops"]
+
+    @property
+    def num_edges(self) -> int:
+        """Edges as the user sees them: undirected edges are counted once (NetworkX's meaning)."""
+        if self.directed:
+            return self.num_arcs
+        return (self.num_arcs + self.num_self_loops) // 2
+
+    @property
+    def weighted(self) -> bool:
+        return self.weights is not None
+
+    def out_degree(self):
+        return self.indptr[1:] - self.indptr[:-1]
+
+    def in_degree(self):
+        if not self.directed:
+            return self.out_degree()
+        indptr, _, _ = self.csc()
+        return indptr[1:] - indptr[:-1]
+
+    # -- layouts ---------------------------------------------------------------
+    def csc(self):
+        """In-edges: ``(indptr, indices, edge_ids)``; edge_ids index this graph's CSR arrays.
+
+        Built once and cached (needed by pull advance).  For an undirected
+        graph the CSC is the CSR itself.
+        """
+        if not self.directed:
+            xp = self.xp
+            return self.indptr, self.indices, None
+        if self._csc is None:
+            xp = self.xp
+            n = self.num_vertices
+            src = row_ids(self.indptr)
+            dst = self.indices.astype(np.int64)
+            order = xp.argsort(dst * max(n, 1) + src)
+            counts = xp.bincount(dst, minlength=n) if len(dst) else xp.zeros(n, np.int64)
+            indptr = xp.zeros(n + 1, dtype=np.int64)
+            xp.cumsum(counts, out=indptr[1:])
+            self._csc = (indptr, src[order].astype(self.indices.dtype), order)
+        return self._csc
+
+    def coo(self):
+        """``(src, dst, weights)`` arrays of the stored edges, in CSR order."""
+        return row_ids(self.indptr).astype(self.indices.dtype), self.indices, self.weights
+
+    # -- conversions ---------------------------------------------------------
+    def to(self, backend: str) -> "Graph":
+        """This graph on another backend ('numpy' or 'cupy'); cached, so it copies once."""
+        xp = get_xp(backend)
+        if xp is self.xp:
+            return self
+        name = backend_name(xp)
+        if name not in self._copies:
+            g = Graph(to_backend(self.indptr, xp), to_backend(self.indices, xp),
+                      to_backend(self.weights, xp), directed=self.directed, ids=self.ids, name=self.name)
+            g._copies[self.backend] = self
+            self._copies[name] = g
+        return self._copies[name]
+
+    def to_scipy(self, fmt="csr"):
+        """A scipy.sparse matrix (CSR by default); values are the weights, or 1."""
+        import scipy.sparse as sp  # noqa: PLC0415
+
+        n = self.num_vertices
+        data = to_numpy(self.weights) if self.weighted else np.ones(self.num_arcs, dtype=np.float64)
+        m = sp.csr_matrix((data, to_numpy(self.indices), to_numpy(self.indptr)), shape=(n, n))
+        return m.asformat(fmt)
+
+    def to_networkx(self):
+        """A networkx (Di)Graph keyed by the user's vertex ids; weights as 'weight'."""
+        import networkx as nx  # noqa: PLC0415
+
+        g = nx.DiGraph() if self.directed else nx.Graph()
+        labels = self.ids.user_array()
+        g.add_nodes_from(labels.tolist())
+        src, dst, w = (to_numpy(a) for a in self.coo())
+        s, d = labels[src].tolist(), labels[dst].tolist()
+        if w is None:
+            g.add_edges_from(zip(s, d))
+        else:
+            g.add_weighted_edges_from(zip(s, d, w.tolist()))
+        return g
+
+    def edges(self):
+        """``(src, dst, weights)`` in user ids, each undirected edge once; numpy arrays."""
+        src, dst, w = (to_numpy(a) for a in self.coo())
+        if not self.directed:
+            keep = src <= dst
+            src, dst = src[keep], dst[keep]
+            w = None if w is None else w[keep]
+        return self.ids.to_user(src), self.ids.to_user(dst), w
+
+    # -- derived graphs -------------------------------------------------------
+    def _rebuild(self, directed=None, self_loops=True):
+        from .build import build_csr  # noqa: PLC0415
+
+        src, dst, w = self.coo()
+        directed = self.directed if directed is None else directed
+        indptr, indices, w = build_csr(self.xp, self.num_vertices, src, dst, w, directed=directed,
+                                       self_loops=self_loops)
+        return Graph(indptr, indices, w, directed=directed, ids=self.ids, name=self.name)
+
+    def symmetrize(self) -> "Graph":
+        """The undirected graph with an edge wherever either direction had one (min weight)."""
+        return self if not self.directed else self._rebuild(directed=False)
+
+    def drop_self_loops(self) -> "Graph":
+        return self if self.num_self_loops == 0 else self._rebuild(self_loops=False)
+
+    def vertex_ids(self):
+        """The user's ids of all vertices, in internal order (numpy)."""
+        return self.ids.user_array()
+
+    # -- display -----------------------------------------------------------------
+    def summary(self) -> dict:
+        deg = to_numpy(self.out_degree())
+        return {
+            "name": self.name,
+            "directed": self.directed,
+            "weighted": self.weighted,
+            "vertices": self.num_vertices,
+            "edges": self.num_edges,
+            "arcs": self.num_arcs,
+            "self_loops": self.num_self_loops,
+            "max_out_degree": int(deg.max()) if len(deg) else 0,
+            "mean_out_degree": float(deg.mean()) if len(deg) else 0.0,
+            "isolated": int(np.count_nonzero(deg == 0)) if not self.directed else
+                        int(np.count_nonzero((deg == 0) & (to_numpy(self.in_degree()) == 0))),
+            "backend": self.backend,
+            "ids": "0..n-1" if self.ids.identity else f"renumbered ({self.ids.labels.dtype})",
+        }
+
+    def __repr__(self):
+        kind = "directed" if self.directed else "undirected"
+        w = ", weighted" if self.weighted else ""
+        nm = f"{self.name!r}, " if self.name else ""
+        return (f"<dgraph.Graph {nm}{kind}{w}: {self.num_vertices:,} vertices, "
+                f"{self.num_edges:,} edges, {self.backend}>")
