@@ -113,6 +113,8 @@ def from_edges(src, dst, weights=None, *, directed=False, num_vertices=None, ver
     if len(src) != len(dst):
         raise InputError(f"src and dst must have the same length, got {len(src)} and {len(dst)}")
     xp = array_module(src, dst, weights)
+    if len(src) == 0:  # [] parses as float64; an empty edge list has integer ids
+        src, dst = src.astype(np.int64), dst.astype(np.int64)
     if xp is not np:
         src, dst = xp.asarray(src), xp.asarray(dst)
         weights = None if weights is None else xp.asarray(weights)

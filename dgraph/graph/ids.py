@@ -11,6 +11,11 @@ import numpy as np
 from ..errors import InputError, VertexNotFoundError
 
 
+def show(value):
+    """A vertex id as the user wrote it (no numpy scalar reprs in messages)."""
+    return repr(value.item() if hasattr(value, "item") else value)
+
+
 class VertexIds:
     """Sorted unique user ids; internal vertex ``i`` is ``labels[i]``.
 
@@ -55,25 +60,25 @@ class VertexIds:
                 else:
                     bad = arr[0]
                     raise VertexNotFoundError(
-                        f"{what} {bad!r}: this graph's vertex ids are integers 0..{self.n - 1}"
+                        f"{what} {show(bad)}: this graph's vertex ids are integers 0..{self.n - 1}"
                     )
             out = arr.astype(np.int64)
             bad = (out < 0) | (out >= self.n)
             if bad.any():
                 raise VertexNotFoundError(
-                    f"{what} {arr[bad][0]!r} is not in the graph (vertex ids are 0..{self.n - 1})"
+                    f"{what} {show(arr[bad][0])} is not in the graph (vertex ids are 0..{self.n - 1})"
                 )
         else:
             try:
                 pos = np.searchsorted(self.labels, arr)
             except TypeError:
                 raise VertexNotFoundError(
-                    f"{what} {arr[0]!r} is not in the graph (ids are {self.labels.dtype.kind == 'i' and 'integers' or 'strings'})"
+                    f"{what} {show(arr[0])} is not in the graph (ids are {self.labels.dtype.kind == 'i' and 'integers' or 'strings'})"
                 ) from None
             pos = np.minimum(pos, self.n - 1) if self.n else pos
             hit = (self.labels[pos] == arr) if self.n else np.zeros(len(arr), bool)
             if not np.all(hit):
-                raise VertexNotFoundError(f"{what} {arr[~hit][0]!r} is not in the graph")
+                raise VertexNotFoundError(f"{what} {show(arr[~hit][0])} is not in the graph")
             out = pos.astype(np.int64)
         return int(out[0]) if scalar else out
 
@@ -143,7 +148,7 @@ def _unique_labels(values, what, allow_dupes=False):
     if not allow_dupes and len(labels) != len(arr):
         _, counts = np.unique(arr, return_counts=True)
         dup = labels[np.argmax(counts > 1)]
-        raise InputError(f"{what}: vertex id {dup!r} is listed more than once")
+        raise InputError(f"{what}: vertex id {show(dup)} is listed more than once")
     return labels
 
 
@@ -153,7 +158,7 @@ def _lookup(xp, labels, ids, what):
         host = host.astype(np.int64)
     if len(labels) == 0:
         if len(host):
-            raise VertexNotFoundError(f"edge 0: {what} vertex {host[0]!r} is not in the vertex list")
+            raise VertexNotFoundError(f"edge 0: {what} vertex {show(host[0])} is not in the vertex list")
         return xp.asarray(np.empty(0, np.int64))
     try:
         pos = np.searchsorted(labels, host)
@@ -163,7 +168,7 @@ def _lookup(xp, labels, ids, what):
     hit = labels[pos] == host
     if not np.all(hit):
         i = int(np.argmin(hit))
-        raise VertexNotFoundError(f"edge {i}: {what} vertex {host[i]!r} is not in the vertex list")
+        raise VertexNotFoundError(f"edge {i}: {what} vertex {show(host[i])} is not in the vertex list")
     return xp.asarray(pos)
 
 

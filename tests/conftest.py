@@ -1,0 +1,21 @@
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from dgraph.backend import gpu_available  # noqa: E402
+
+SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
+GRAPHALYTICS = os.environ.get("DGRAPH_GRAPHALYTICS",
+                              os.path.join(os.path.dirname(__file__), "data", "graphalytics"))
+
+BACKENDS = ["numpy", pytest.param("cupy", marks=pytest.mark.gpu)]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    if request.param == "cupy" and not gpu_available():
+        pytest.skip("no usable CUDA GPU / CuPy")
+    return request.param

@@ -1,0 +1,65 @@
+"""Random test graphs, odd ones included: the shared corpus of the correctness tests.
+
+``corpus(count, seed)`` yields ``(label, kwargs)`` where kwargs go to
+``dgraph.from_edges``.  The first cases are the odd ones (empty, single
+vertex, self loops only, duplicates, disconnected, isolated vertices, string
+ids); the rest are seeded random graphs of mixed size, density and
+directedness.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+ODD = [
+    ("empty", dict(src=[], dst=[], num_vertices=0)),
+    ("one-vertex", dict(src=[], dst=[], num_vertices=1)),
+    ("one-self-loop", dict(src=[0], dst=[0])),
+    ("two-isolated", dict(src=[], dst=[], num_vertices=2)),
+    ("one-edge", dict(src=[0], dst=[1])),
+    ("one-edge-directed-back", dict(src=[1], dst=[0], directed=True)),
+    ("duplicates", dict(src=[0, 0, 0, 1, 1], dst=[1, 1, 1, 2, 2])),
+    ("self-loops-and-path", dict(src=[0, 0, 1, 1, 2], dst=[0, 1, 1, 2, 2])),
+    ("disconnected", dict(src=[0, 1, 3, 4, 6], dst=[1, 2, 4, 5, 6], num_vertices=9)),
+    ("directed-cycle", dict(src=[0, 1, 2, 3], dst=[1, 2, 3, 0], directed=True)),
+    ("directed-star-in", dict(src=[1, 2, 3, 4], dst=[0, 0, 0, 0], directed=True)),
+    ("star", dict(src=[0] * 20, dst=list(range(1, 21)))),
+    ("string-ids", dict(src=["b", "a", "c", "x"], dst=["a", "c", "d", "y"])),
+    ("negative-ids", dict(src=[-5, -1, 7], dst=[-1, 7, 100])),
+    ("big-sparse-ids", dict(src=[10**12, 5, 3], dst=[5, 3, 10**12 + 1], renumber=True)),
+]
+
+
+def random_graph(rng, n=None, directed=None):
+    n = int(rng.integers(1, 60)) if n is None else n
+    kind = rng.integers(0, 3)
+    if kind == 0:      # sparse, often disconnected
+        m = int(rng.integers(0, 2 * n + 1))
+    elif kind == 1:    # dense
+        m = int(rng.integers(n, n * n // 2 + n + 1))
+    else:              # skewed: a few hubs
+        m = int(rng.integers(n, 4 * n + 1))
+    if kind == 2:
+        hubs = rng.integers(0, n, size=max(1, n // 10))
+        src = np.where(rng.random(m) < 0.5, rng.choice(hubs, m), rng.integers(0, n, m))
+    else:
+        src = rng.integers(0, n, m)
+    dst = rng.integers(0, n, m)
+    directed = bool(rng.integers(0, 2)) if directed is None else directed
+    extra = int(rng.integers(0, 3))  # isolated vertices at the end
+    return dict(src=src, dst=dst, directed=directed, num_vertices=n + extra)
+
+
+def corpus(count, seed=0):
+    yield from ODD
+    rng = np.random.default_rng(seed)
+    for i in range(max(0, count - len(ODD))):
+        yield f"random-{seed}-{i}", random_graph(rng)
+
+
+def weighted(kwargs, rng, low=0.0, high=10.0, integer=False, zero_fraction=0.1):
+    """The same graph with random weights (some exactly zero)."""
+    m = len(kwargs["src"])
+    w = rng.integers(int(low), int(high) + 1, m) if integer else rng.uniform(low, high, m)
+    w = np.where(rng.random(m) < zero_fraction, 0, w)
+    return dict(kwargs, weights=w)

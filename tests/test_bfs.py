@@ -1,0 +1,130 @@
+"""BFS against scipy on a corpus of random and odd graphs, every direction and kernel set."""
+
+import numpy as np
+import pytest
+from graphs import corpus
+from reference import check_bfs_tree, min_parents, reference_depths
+
+import dgraph
+from dgraph.backend import to_numpy
+from dgraph.errors import BackendError, DGraphError, InputError, VertexNotFoundError
+
+CASES = list(corpus(210, seed=2))
+
+
+def _sources(G, rng):
+    n = G.num_vertices
+    if n == 0:
+        return []
+    deg = to_numpy(G.out_degree())
+    picks = {int(rng.integers(0, n)), int(np.argmax(deg))}
+    isolated = np.flatnonzero(deg == 0)
+    if len(isolated):
+        picks.add(int(isolated[0]))
+    return sorted(picks)
+
+
+def _check(G, src_internal, r):
+    depth = to_numpy(r.raw("depth")).astype(np.int64)
+    parent = to_numpy(r.raw("parent")).astype(np.int64)
+    ref = reference_depths(G, src_internal)
+    np.testing.assert_array_equal(depth, ref)
+    check_bfs_tree(G, src_internal, depth, parent)
+    best = min_parents(G, depth)
+    others = (depth > 0)
+    np.testing.assert_array_equal(parent[others], best[others])
+
+
+@pytest.mark.parametrize("direction", ["push", "pull", "auto"])
+@pytest.mark.parametrize("kernels", ["fused", "generic"])
+def test_bfs_matches_scipy(backend, direction, kernels):
+    rng = np.random.default_rng(7)
+    checked = 0
+    for label, kw in CASES:
+        G = dgraph.from_edges(**kw)
+        for s in _sources(G, rng):
+            user = G.ids.to_user(s)
+            r = dgraph.bfs(G, source=user.item() if hasattr(user, "item") else user, direction=direction,
+                           kernels=kernels, backend=backend)
+            try:
+                _check(G, s, r)
+            except AssertionError as exc:
+                raise AssertionError(f"graph {label}, source {s}: {exc}") from None
+            checked += 1
+    assert checked >= 300
+
+
+def test_directions_agree_exactly_on_rmat(backend):
+    G = dgraph.from_edges(*_rmat_edges(12, seed=3), num_vertices=1 << 12)
+    src = int(np.argmax(to_numpy(G.out_degree())))
+    results = [dgraph.bfs(G, src, direction=d, kernels=k, backend=backend)
+               for d in ("push", "pull", "auto") for k in ("fused", "generic")]
+    for r in results[1:]:
+        np.testing.assert_array_equal(to_numpy(r.raw("depth")), to_numpy(results[0].raw("depth")))
+        np.testing.assert_array_equal(to_numpy(r.raw("parent")), to_numpy(results[0].raw("parent")))
+    _check(G, src, results[0])
+    auto = results[4]
+    assert {"push", "pull"} <= set(auto.stats["direction"]), "auto switches direction on a skewed graph"
+
+
+def _rmat_edges(scale, seed):
+    rng = np.random.default_rng(seed)
+    n, m = 1 << scale, 16 << scale
+    src = np.zeros(m, np.int64)
+    dst = np.zeros(m, np.int64)
+    for level in range(scale):
+        r = rng.random(m)
+        src += (r >= 0.76) << level
+        dst += (((r >= 0.57) & (r < 0.76)) | (r >= 0.95)) << level
+    return src, dst
+
+
+def test_string_ids_map_back():
+    G = dgraph.from_edges(["a", "b", "c", "q"], ["b", "c", "a", "r"], directed=True)
+    r = dgraph.bfs(G, source="b")
+    got = dict(zip(r.vertex.tolist(), r.depth.tolist()))
+    assert got == {"a": 2, "b": 0, "c": 1, "q": -1, "r": -1}
+    parents = dict(zip(r.vertex.tolist(), r.parent.tolist()))
+    assert parents == {"a": "c", "b": "b", "c": "b", "q": None, "r": None}
+    df = r.to_pandas()
+    assert list(df.columns) == ["vertex", "depth", "parent"]
+    assert df.set_index("vertex").loc["a", "parent"] == "c"
+
+
+def test_stats_record_every_superstep():
+    G = dgraph.from_edges([0, 1, 2, 3], [1, 2, 3, 4])
+    r = dgraph.bfs(G, source=0, direction="push")
+    s = r.stats
+    assert list(s["frontier"]) == [1, 1, 1, 1, 0]
+    assert list(s["direction"]) == ["push"] * 5
+    assert s["edges"].sum() == r.edges_touched == 8
+    assert (s["time_s"] >= 0).all()
+
+
+def test_source_not_in_graph():
+    G = dgraph.from_edges([0, 1], [1, 2])
+    with pytest.raises(VertexNotFoundError, match="source 7"):
+        dgraph.bfs(G, source=7)
+    H = dgraph.from_edges(["a"], ["b"])
+    with pytest.raises(VertexNotFoundError, match="source 'z'"):
+        dgraph.bfs(H, source="z")
+
+
+def test_bad_options():
+    G = dgraph.from_edges([0], [1])
+    with pytest.raises(InputError, match="direction='sideways'"):
+        dgraph.bfs(G, 0, direction="sideways")
+    with pytest.raises(InputError, match="backend='tpu'"):
+        dgraph.bfs(G, 0, backend="tpu")
+    with pytest.raises(DGraphError, match="expected a dgraph.Graph"):
+        dgraph.bfs([[0, 1]], 0)
+
+
+def test_cupy_without_gpu_is_a_clear_error():
+    from dgraph.backend import gpu_available
+
+    if gpu_available():
+        pytest.skip("a GPU is present here")
+    G = dgraph.from_edges([0], [1])
+    with pytest.raises(BackendError, match="backend='cupy'"):
+        dgraph.bfs(G, 0, backend="cupy")
