@@ -1,1 +1,108 @@
-"""generators"""
+"""Synthetic graphs: Graph500 R-MAT/Kronecker, uniform random, 2D grid.
+
+``generate(kind, ...)`` builds a :class:`~dgraph.Graph` directly on the chosen
+backend.  The same ``seed`` gives the *same graph*, bit for bit, on numpy and
+on CuPy: all randomness comes from a counter-based hash of
+``(seed, stream, counter)`` written with plain uint64 array arithmetic
+(:mod:`.rng`), never from ``numpy.random`` or ``cupy.random``.  With
+``backend="cupy"`` the edges are generated on the GPU (chunk by chunk, so the
+temporaries stay small) and never pass through the host.
+
+Modules: :mod:`.rng` (the hash), :mod:`.rmat`, :mod:`.uniform`, :mod:`.grid`
+(each kind's parameters and edge arrays), :mod:`.weights` (seeded weights),
+:mod:`.params` (checks).  ``rmat_edges`` / ``uniform_edges`` also make any
+slice of an edge list, for building a graph in parallel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backend import get_xp
+from ..errors import InputError
+from . import grid, rmat, uniform
+from .grid import grid_edges
+from .params import check_int, check_known
+from .rmat import rmat_edges, vertex_permutation
+from .uniform import uniform_edges
+from .weights import WEIGHT_PARAMS, edge_weights, parse_weights
+
+KINDS = {"rmat": rmat, "uniform": uniform, "grid": grid}
+ALIASES = {"kron": "rmat", "kronecker": "rmat", "graph500": "rmat", "er": "uniform", "random": "uniform",
+           "erdos_renyi": "uniform"}
+
+__all__ = ["generate", "KINDS", "ALIASES", "rmat_edges", "uniform_edges", "grid_edges", "vertex_permutation",
+           "edge_weights"]
+
+
+def generate(kind, *, backend="numpy", seed=0, directed=False, weighted=False, name=None, self_loops=True,
+             chunk=None, **params):
+    """A synthetic graph.
+
+    Parameters
+    ----------
+    kind : ``"rmat"`` (aliases ``"kron"``, ``"kronecker"``, ``"graph500"``),
+        ``"uniform"`` (aliases ``"er"``, ``"random"``, ``"erdos_renyi"``) or ``"grid"``.
+    backend : ``"numpy"`` or ``"cupy"``; the graph is generated and built there.
+    seed : integer (any, taken modulo 2**64); the same seed gives the same graph on every backend.
+    directed : keep each generated edge as one arc.  The default (undirected)
+        stores both directions of every edge, as Graph500 does.
+    weighted : add per-edge weights, chosen by
+        ``weights="uniform"`` (default): float64 uniform in ``[w_min, w_max)``,
+        default ``[0, 1)`` as in the Graph500 SSSP kernel; or
+        ``weights="int"``: int64 uniform in ``[1, max_weight]``, default 64.
+        Weights are keyed on the generated edge, so they do not change the
+        structure; duplicate edges keep their minimum weight.
+    name : the graph's name (default: kind and parameters, e.g. ``"rmat-scale20-ef16-seed0"``).
+    self_loops : keep (default, as Graph500 does: they are harmless to its kernels) or drop ``v -> v``.
+    chunk : edges generated per step (default 2**16 on numpy, 2**24 on CuPy); the result does not depend on it.
+
+    Kind parameters
+    ---------------
+    rmat : ``scale`` (n = 2**scale, 0..40), ``edgefactor=16`` (edges generated =
+        edgefactor * n, before duplicates are collapsed), ``a=0.57, b=0.19,
+        c=0.19`` (d = 1-a-b-c, or give ``d`` and they must sum to 1),
+        ``permute=True`` (relabel vertices by a seeded random permutation, as Graph500 does).
+        Scale 20 undirected gives about 31.4M stored arcs (``G.num_arcs``).
+    uniform : ``num_vertices`` (or ``scale``), ``num_edges`` (or ``edgefactor=16``);
+        endpoints independent and uniform; self loops kept, duplicates collapsed.
+    grid : ``rows`` and ``cols`` (or ``shape=(rows, cols)``, or ``n`` for an n x n grid);
+        4-neighbour grid, vertex id ``r * cols + c``; no randomness (seed sets weights only).
+
+    Bad parameters raise :class:`~dgraph.errors.InputError` naming the parameter and what is allowed.
+    """
+    from ..graph.build import from_edges  # noqa: PLC0415
+
+    mod = _module(kind)
+    kind_name = mod.__name__.rsplit(".", 1)[1]
+    check_known(kind_name, params, (*mod.PARAMS, *WEIGHT_PARAMS))
+    seed = _seed(seed)
+    for flag, value in (("directed", directed), ("weighted", weighted), ("self_loops", self_loops)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise InputError(f"{flag}={value!r}: expected True or False")
+    if chunk is not None:
+        chunk = check_int("chunk", chunk, 1)
+    params = dict(params)
+    wspec = parse_weights(bool(weighted), params)
+    p = mod.parse(params)
+    xp = get_xp(backend)
+    src, dst, n, default_name = mod.edges(xp, seed, p, chunk=chunk)
+    w = None
+    if wspec is not None:
+        w = edge_weights(xp, seed, len(src), wspec, chunk or (1 << 18 if xp is np else 1 << 24))
+    return from_edges(src, dst, w, directed=bool(directed), num_vertices=n, self_loops=bool(self_loops),
+                      name=default_name if name is None else name)
+
+
+def _module(kind):
+    if not isinstance(kind, str) or ALIASES.get(kind.lower(), kind.lower()) not in KINDS:
+        raise InputError(f"kind={kind!r}: unknown generator; expected one of "
+                         f"{', '.join(map(repr, KINDS))} (aliases: "
+                         f"{', '.join(f'{a}={k}' for a, k in ALIASES.items())})")
+    return KINDS[ALIASES.get(kind.lower(), kind.lower())]
+
+
+def _seed(seed):
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise InputError(f"seed={seed!r}: expected an integer")
+    return int(seed) & ((1 << 64) - 1)

@@ -31,7 +31,7 @@ import numpy as np
 from ..backend import vertex_dtype
 from ..errors import InputError
 from . import rng
-from .params import check_float, check_int, exclusive
+from .params import check_float, check_int
 
 PARAMS = ("scale", "edgefactor", "a", "b", "c", "d", "permute")
 MAX_SCALE = 40

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import array_module, vertex_dtype
-from ..backend.primitives import group_starts, scatter_min
+from ..backend.primitives import group_starts
 from ..errors import InputError
 from .ids import build_ids
 
@@ -69,19 +69,23 @@ def build_csr(xp, n, src, dst, weights, *, directed, self_loops=True, dedupe=Tru
     key = src * n + dst
     if weights is None:
         key = xp.sort(key)
+    elif xp is np:
+        order = np.argsort(key)
+        key, weights = key[order], weights[order]
     else:
-        order = xp.argsort(key)
+        # two stable radix sorts: by weight, then by key, so each run of equal
+        # keys starts with its minimum weight (exact; no float atomics)
+        order = xp.argsort(weights)
+        order = order[xp.argsort(key[order])]
         key, weights = key[order], weights[order]
     if dedupe and len(key) > 1:
         first = group_starts(key)
         if not bool(first.all()):
             if weights is not None:
-                group = xp.cumsum(first) - 1
-                kind_f = weights.dtype.kind == "f"
-                wmin = xp.full(int(group[-1]) + 1, xp.inf if kind_f else np.iinfo(np.int64).max,
-                               dtype=weights.dtype if kind_f else np.int64)
-                scatter_min(wmin, group, weights.astype(wmin.dtype, copy=False))
-                weights = wmin.astype(weights.dtype, copy=False)
+                if xp is np:
+                    weights = np.minimum.reduceat(weights, np.flatnonzero(first))
+                else:
+                    weights = weights[first]
             key = key[first]
     src = key // max(n, 1)
     dst = key - src * n
