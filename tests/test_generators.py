@@ -312,20 +312,14 @@ def test_numpy_and_cupy_give_the_same_edges_and_weights():
             np.testing.assert_array_equal(w.view(np.uint64), w2.view(np.uint64))
 
 
-# float weights with duplicate edges go through from_edges' min-dedupe, whose CuPy path
-# (cupyx.scatter_min / cupy.minimum.at, CuPy 14.2) rounds float64 through float32 on the GPU
-_DEDUPE_FLOAT = pytest.mark.xfail(strict=True, reason="dgraph.graph.build dedupe: CuPy scatter_min "
-                                  "loses float64 precision (seen on CuPy 14.2, H200)")
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("kind,params", [
     pytest.param("rmat", dict(scale=12), id="rmat"),
-    pytest.param("rmat", dict(scale=12, weighted=True), id="rmat-w", marks=_DEDUPE_FLOAT),
+    pytest.param("rmat", dict(scale=12, weighted=True), id="rmat-w",
     pytest.param("rmat", dict(scale=12, weighted=True, weights="int", max_weight=100, directed=True), id="rmat-int-dir"),
     pytest.param("rmat", dict(scale=12, weighted=True, weights="int", max_weight=100), id="rmat-int"),
     pytest.param("rmat", dict(scale=11, a=0.45, b=0.15, c=0.15, permute=False, weighted=True, w_min=1.0, w_max=64.0),
-                 id="rmat-abc-w", marks=_DEDUPE_FLOAT),
+                 id="rmat-abc-w",
     pytest.param("grid", dict(rows=37, cols=53, weighted=True), id="grid-w"),
     pytest.param("uniform", dict(num_vertices=3001, num_edges=40_000, weighted=True, weights="int"), id="uniform-int"),
 ])

@@ -85,17 +85,17 @@ def _contains(text: Text, sub: bytes) -> bool:
 
 
 def _pyarrow_can_read(text: Text, sep: str) -> bool:
-    if _contains(text, b"#") or _contains(text, b"\n%"):
+    """Whether the plain one-delimiter reader fits; only single-byte searches (memchr speed).
+
+    Runs of spaces, or spaces at a line's ends, make empty fields: pyarrow then
+    fails on the column count or yields empty strings, and pandas takes over."""
+    if _contains(text, b"#") or (_contains(text, b"%") and _contains(text, b"\n%")):
         return False
-    if sep == " ":
-        bad = (b"\t", b"  ", b"\n ", b" \n", b" \r")
-        if text.data[text.offset:text.offset + 1] == b" ":
-            return False
-    elif sep == "\t":
-        bad = (b" ",)
-    else:
-        bad = (b" ", b"\t")
-    return not any(_contains(text, b) for b in bad)
+    if sep == "\t":
+        return not _contains(text, b" ")
+    if sep == ",":
+        return not (_contains(text, b" ") or _contains(text, b"\t"))
+    return True
 
 
 def _by_pyarrow(text, sep, header, id_columns):
@@ -116,8 +116,19 @@ def _by_pyarrow(text, sep, header, id_columns):
            if i < table.num_columns and not _simple_arrow(table.schema.types[i])}
     if odd:
         table = pcsv.read_csv(buf, read_options=read, parse_options=parse, convert_options=convert(odd))
+    if any(_has_empty_string(c) for c in table.columns):
+        raise ParseFailed("empty fields (runs of separators)")
     columns = [_arrow_to_numpy(c) for c in table.columns]
     return Table(list(table.column_names) if header else None, columns)
+
+
+def _has_empty_string(col) -> bool:
+    import pyarrow.compute as pc  # noqa: PLC0415
+    import pyarrow.types as pt  # noqa: PLC0415
+
+    if not (pt.is_string(col.type) or pt.is_large_string(col.type)) or len(col) == 0:
+        return False
+    return bool(pc.any(pc.equal(pc.utf8_length(col), 0)).as_py())
 
 
 def _simple_arrow(t) -> bool:

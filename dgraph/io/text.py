@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import bz2
 import gzip
-import io
 import lzma
 from pathlib import Path
 
@@ -81,12 +80,15 @@ class Text:
 
     def lines(self):
         """``(line number, text)`` of every line from ``offset`` on; invalid UTF-8 gives ``None`` text."""
-        stream = io.BytesIO(self.body)
-        for i, raw in enumerate(stream, start=self.first_line):
+        data, pos, lineno = self.data, self.offset, self.first_line
+        while pos < len(data):
+            end = data.find(b"\n", pos)
+            end = len(data) if end < 0 else end + 1
             try:
-                yield i, raw.decode("utf-8").rstrip("\r\n")
+                yield lineno, data[pos:end].decode("utf-8").rstrip("\r\n")
             except UnicodeDecodeError:
-                yield i, None
+                yield lineno, None
+            pos, lineno = end, lineno + 1
 
     def skip_comments(self) -> "Text":
         """Move ``offset`` past leading blank and comment (``#``, ``%``) lines."""
