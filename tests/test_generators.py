@@ -315,11 +315,11 @@ def test_numpy_and_cupy_give_the_same_edges_and_weights():
 @pytest.mark.gpu
 @pytest.mark.parametrize("kind,params", [
     pytest.param("rmat", dict(scale=12), id="rmat"),
-    pytest.param("rmat", dict(scale=12, weighted=True), id="rmat-w",
+    pytest.param("rmat", dict(scale=12, weighted=True), id="rmat-w"),
     pytest.param("rmat", dict(scale=12, weighted=True, weights="int", max_weight=100, directed=True), id="rmat-int-dir"),
     pytest.param("rmat", dict(scale=12, weighted=True, weights="int", max_weight=100), id="rmat-int"),
     pytest.param("rmat", dict(scale=11, a=0.45, b=0.15, c=0.15, permute=False, weighted=True, w_min=1.0, w_max=64.0),
-                 id="rmat-abc-w",
+                 id="rmat-abc-w"),
     pytest.param("grid", dict(rows=37, cols=53, weighted=True), id="grid-w"),
     pytest.param("uniform", dict(num_vertices=3001, num_edges=40_000, weighted=True, weights="int"), id="uniform-int"),
 ])
