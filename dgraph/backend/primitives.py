@@ -41,35 +41,19 @@ def expand(indptr, frontier):
 
 def scatter_min(target, index, values):
     """target[index] = min(target[index], values), duplicates in index combined."""
-    xp = array_module(target)
-    if xp is np:
-        np.minimum.at(target, index, values)
-    else:
-        import cupyx  # noqa: PLC0415
-
-        cupyx.scatter_min(target, index, values)
+    array_module(target).minimum.at(target, index, values)
     return target
 
 
 def scatter_max(target, index, values):
-    xp = array_module(target)
-    if xp is np:
-        np.maximum.at(target, index, values)
-    else:
-        import cupyx  # noqa: PLC0415
-
-        cupyx.scatter_max(target, index, values)
+    """target[index] = max(target[index], values), duplicates in index combined."""
+    array_module(target).maximum.at(target, index, values)
     return target
 
 
 def scatter_add(target, index, values):
-    xp = array_module(target)
-    if xp is np:
-        np.add.at(target, index, values)
-    else:
-        import cupyx  # noqa: PLC0415
-
-        cupyx.scatter_add(target, index, values)
+    """target[index] += values, duplicates in index summed."""
+    array_module(target).add.at(target, index, values)
     return target
 
 

@@ -1,0 +1,157 @@
+"""``dgraph bench bfs``: BFS time, TEPS, supersteps and memory, beside its anchors.
+
+Anchors, measured in the same run on the same graph:
+- CPU: scipy.sparse.csgraph.breadth_first_order (the issue's anchor; C code).
+- GPU: a level-synchronous BFS by CuPy sparse matrix-vector products (the
+  "CuPy SpMV baseline"), and Gunrock v2.1's published H100 time as a constant.
+Times exclude the warm-up run (kernel compilation, CSC build, first copies).
+TEPS follows Graph500: edges of the traversed component / time, where an
+undirected edge counts once.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from ..backend import to_numpy
+from .memory import graph_bytes, peak_memory
+
+GUNROCK_H100_MS = {"rmat-scale20": 2.30, "grid-1000x1000": 285.0}
+
+
+def pick_source(G, source):
+    """'max-degree' (the anchors' choice), 'corner' (vertex 0) or a user vertex id."""
+    if source in (None, "max-degree"):
+        return G.ids.to_user(int(np.argmax(to_numpy(G.out_degree())))).item()
+    if source == "corner":
+        return G.ids.to_user(0).item()
+    return source
+
+
+def traversed_edges(G, depth) -> int:
+    """Edges with a reached source: Graph500's count for TEPS (undirected edges once)."""
+    deg = to_numpy(G.out_degree())
+    reached = to_numpy(depth) >= 0
+    arcs = int(deg[reached].sum())
+    if G.directed:
+        return arcs
+    return arcs // 2 + 1 if arcs else 0  # self loops are rare enough not to matter here
+
+
+def run_lengths(items):
+    """['push', 'pull', 'pull'] -> 'push x1, pull x2'."""
+    out = []
+    for item in items:
+        if out and out[-1][0] == item:
+            out[-1][1] += 1
+        else:
+            out.append([item, 1])
+    return ", ".join(f"{k} x{c}" for k, c in out)
+
+
+def scipy_bfs_ms(G, source_internal, repeat):
+    import scipy.sparse.csgraph as cg  # noqa: PLC0415
+
+    A = G.to("numpy").to_scipy()
+    times = []
+    for _ in range(repeat + 1):
+        t = time.perf_counter()
+        cg.breadth_first_order(A, source_internal, directed=True, return_predecessors=True)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times[1:]) * 1e3
+
+
+def spmv_bfs_ms(G, source_internal, repeat):
+    """Level-synchronous BFS with cupyx.scipy.sparse SpMV (the GPU anchor)."""
+    import cupy as cp  # noqa: PLC0415
+    import cupyx.scipy.sparse as csp  # noqa: PLC0415
+
+    Gd = G.to("cupy")
+    n = Gd.num_vertices
+    indptr, indices, _ = Gd.csc()
+    AT = csp.csr_matrix((cp.ones(len(indices), dtype=cp.float32), indices, indptr), shape=(n, n))
+
+    def run():
+        depth = cp.full(n, -1, cp.int32)
+        x = cp.zeros(n, cp.float32)
+        x[source_internal] = 1
+        depth[source_internal] = 0
+        level = 0
+        while True:
+            level += 1
+            y = AT @ x
+            new = (y > 0) & (depth < 0)
+            if not bool(new.any()):
+                return depth
+            depth[new] = level
+            x = new.astype(cp.float32)
+
+    times = []
+    for _ in range(repeat + 1):
+        cp.cuda.get_current_stream().synchronize()
+        t = time.perf_counter()
+        run()
+        cp.cuda.get_current_stream().synchronize()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times[1:]) * 1e3
+
+
+def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, anchors=True, graph_name=None):
+    """Run the benchmark; returns a dict of figures (printed by :func:`format_report`)."""
+    import dgraph  # noqa: PLC0415
+
+    G = G.to(backend)
+    src = pick_source(G, source)
+    src_internal = G.ids.to_internal(src)
+    if backend == "numpy":
+        from ..backend import cpu_kernels  # noqa: PLC0415
+
+        cpu_kernels.warm_up()
+    r = dgraph.bfs(G, src, direction=direction)  # warm-up: compile, build the CSC
+    times = []
+    with peak_memory(backend) as mem:
+        for _ in range(repeat):
+            r = dgraph.bfs(G, src, direction=direction)
+            times.append(r.run_time)
+    ms = statistics.median(times) * 1e3
+    edges = traversed_edges(G, r.raw("depth"))
+    out = {
+        "graph": graph_name or G.name or "graph",
+        "backend": backend,
+        "vertices": G.num_vertices,
+        "edges": G.num_edges,
+        "source": src,
+        "direction": direction,
+        "repeat": repeat,
+        "time_ms": ms,
+        "time_ms_min": min(times) * 1e3,
+        "traversed_edges": edges,
+        "mteps": edges / (ms * 1e3) if ms else float("nan"),
+        "supersteps": r.supersteps,
+        "directions": run_lengths(list(r.stats["direction"])),
+        "per_superstep_ms": ms / max(r.supersteps, 1),
+        "peak_run_bytes": mem["peak_bytes"],
+        "graph_bytes": graph_bytes(G),
+        "anchors": {},
+    }
+    if anchors:
+        if backend == "numpy":
+            out["anchors"]["scipy breadth_first_order"] = scipy_bfs_ms(G, src_internal, repeat)
+        else:
+            out["anchors"]["CuPy SpMV BFS"] = spmv_bfs_ms(G, src_internal, repeat)
+            key = _gunrock_key(G)
+            if key:
+                out["anchors"]["Gunrock v2.1 (H100, published)"] = GUNROCK_H100_MS[key]
+    return out
+
+
+def _gunrock_key(G):
+    name = G.name or ""
+    if name.startswith("rmat-scale20-ef16") and not G.directed:
+        return "rmat-scale20"
+    if name.startswith("grid-1000x1000"):
+        return "grid-1000x1000"
+    return None

@@ -1,0 +1,26 @@
+"""Print benchmark figures as a table, each anchor beside the figure as a ratio."""
+
+from __future__ import annotations
+
+
+def _bytes(b):
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(b) < 1024 or unit == "GiB":
+            return f"{b:.1f} {unit}" if unit != "B" else f"{b} B"
+        b /= 1024
+    return str(b)
+
+
+def format_report(fig: dict) -> str:
+    lines = [
+        f"bfs on {fig['graph']}: {fig['vertices']:,} vertices, {fig['edges']:,} edges, "
+        f"backend {fig['backend']}, source {fig['source']}, direction {fig['direction']}",
+        f"  time        {fig['time_ms']:10.3f} ms   (median of {fig['repeat']}, min {fig['time_ms_min']:.3f} ms, warm-up excluded)",
+        f"  MTEPS       {fig['mteps']:10.1f}      ({fig['traversed_edges']:,} edges traversed)",
+        f"  supersteps  {fig['supersteps']:10d}      ({fig['directions']}; {fig['per_superstep_ms']:.3f} ms each)",
+        f"  memory      {_bytes(fig['peak_run_bytes']):>10}    peak during runs; graph {_bytes(fig['graph_bytes'])}",
+    ]
+    for name, ms in fig.get("anchors", {}).items():
+        ratio = ms / fig["time_ms"] if fig["time_ms"] else float("nan")
+        lines.append(f"  anchor      {ms:10.3f} ms   {name}: dgraph is {ratio:.2f}x its speed")
+    return "\n".join(lines)
