@@ -1,9 +1,10 @@
-"""GPU (CuPy backend) kernels: the CuPy twins of ``cpu_kernels``.
+"""GPU (CuPy backend) kernels: the CUDA twins of ``cpu_kernels``.
 
-Same inputs, outputs and tie rule as the CPU kernels; the parallel versions
-reach the smallest-id parent with ``atomicMin`` instead of an ordered scan.
-Unvisited parents hold ``INT_MAX`` of their dtype (the caller maps it to -1
-at the end).  Counters are aggregated per warp before the global atomic.
+Same inputs, outputs and tie rule as the CPU kernels (see there for the
+shard layout: local rows, global ids); the parallel versions reach the
+smallest-id parent with ``atomicMin``.  Unvisited parents hold ``INT_MAX``
+of their dtype (the caller maps it to -1 at the end).  Output queues and
+counters are appended per warp (one atomic per warp, not per thread).
 Compiled on first use; CuPy caches the binaries on disk.
 """
 
@@ -13,22 +14,29 @@ _SOURCE = r"""
 typedef long long i64;
 typedef unsigned long long u64;
 
-// counters: [0] vertices claimed, [1] their out-degree sum, [2] output cursor,
-// [3] edges scanned.  Summed per warp first, then one atomic per warp.
-__device__ __forceinline__ void warp_count(bool hit, i64 deg, i64 scanned, u64* counters) {
-    unsigned ballot = __ballot_sync(0xffffffffu, hit);
+// counters: [0] vertices claimed (= output cursor), [1] their degree sum,
+// [2] edges scanned, [3] unused.
+// Every lane of the warp must call this (no early returns in the kernels).
+template <typename V>
+__device__ __forceinline__ void warp_emit(bool hit, V v, i64 deg, i64 scanned, V* out, u64* counters) {
+    const unsigned full = 0xffffffffu;
+    unsigned ballot = __ballot_sync(full, hit);
+    int lane = threadIdx.x & 31;
     i64 d = hit ? deg : 0;
     for (int off = 16; off > 0; off >>= 1) {
-        d += __shfl_down_sync(0xffffffffu, d, off);
-        scanned += __shfl_down_sync(0xffffffffu, scanned, off);
+        d += __shfl_down_sync(full, d, off);
+        scanned += __shfl_down_sync(full, scanned, off);
     }
-    if ((threadIdx.x & 31) == 0) {
+    u64 base = 0;
+    if (lane == 0) {
         if (ballot) {
-            atomicAdd(counters + 0, (u64)__popc(ballot));
+            base = atomicAdd(counters + 0, (u64)__popc(ballot));
             atomicAdd(counters + 1, (u64)d);
         }
-        if (scanned) atomicAdd(counters + 3, (u64)scanned);
+        if (scanned) atomicAdd(counters + 2, (u64)scanned);
     }
+    base = __shfl_sync(full, base, 0);
+    if (hit) out[base + __popc(ballot & ((1u << lane) - 1u))] = v;
 }
 
 // Top-down step, load-balanced over edges: thread i handles the i-th edge
@@ -36,8 +44,9 @@ __device__ __forceinline__ void warp_count(bool hit, i64 deg, i64 scanned, u64* 
 // degrees finds its source (Gunrock's LB advance).
 template <typename V>
 __device__ void push_lb(const i64* __restrict__ indptr, const V* __restrict__ indices,
-                        const V* __restrict__ frontier, const i64* __restrict__ scanned,
-                        int nf, i64 total, int* labels, V* parents, int level,
+                        const V* __restrict__ frontier_rows, const i64* __restrict__ scanned,
+                        int nf, i64 total, i64 row_base, const V* __restrict__ rows, int nrows_map,
+                        int* labels, V* parents, int level, const i64* __restrict__ degree,
                         V* out, u64* counters) {
     i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     bool claimed = false;
@@ -49,73 +58,79 @@ __device__ void push_lb(const i64* __restrict__ indptr, const V* __restrict__ in
             int mid = (lo + hi) >> 1;
             if (scanned[mid] > i) hi = mid; else lo = mid + 1;
         }
-        V u = frontier[lo];
+        V r = frontier_rows[lo];
+        V u = nrows_map ? rows[r] : (V)(r + row_base);
         i64 before = lo ? scanned[lo - 1] : 0;
-        v = indices[indptr[u] + (i - before)];
+        v = indices[indptr[r] + (i - before)];
         int lab = labels[v];
         if (lab == -1 || lab == level) {
             if (lab == -1 && atomicCAS(labels + v, -1, level) == -1) {
                 claimed = true;
-                deg = indptr[v + 1] - indptr[v];
+                deg = degree[v];
             }
             atomicMin(parents + v, u);
         }
     }
-    if (claimed) {
-        u64 pos = atomicAdd(counters + 2, 1ULL);
-        out[pos] = v;
-    }
-    warp_count(claimed, deg, 0, counters);
+    warp_emit<V>(claimed, v, deg, 0, out, counters);
 }
 
-// Bottom-up step: one thread per vertex scans its in-edges and stops at the
-// first one whose source is in the frontier (sorted rows: smallest parent).
+// Bottom-up step: one thread per owned vertex scans its in-edges and stops
+// at the first one whose source is in the frontier (sorted: smallest parent).
 template <typename V>
 __device__ void pull_thread(const i64* __restrict__ cindptr, const V* __restrict__ cindices,
-                            const unsigned char* __restrict__ fmask, const i64* __restrict__ indptr,
-                            int* labels, V* parents, int level, unsigned char* newmask,
-                            i64 n, u64* counters) {
-    i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+                            const unsigned char* __restrict__ fmask, i64 nrows, i64 row_base,
+                            const V* __restrict__ rows, int nrows_map, int* labels, V* parents,
+                            int level, const i64* __restrict__ degree, V* out, u64* counters) {
+    i64 r = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     bool found = false;
     i64 deg = 0, scanned = 0;
-    if (v < n && labels[v] == -1) {
-        i64 end = cindptr[v + 1];
-        for (i64 e = cindptr[v]; e < end; ++e) {
-            ++scanned;
-            V u = cindices[e];
-            if (fmask[u]) {
-                labels[v] = level;
-                parents[v] = u;
-                newmask[v] = 1;
-                found = true;
-                deg = indptr[v + 1] - indptr[v];
-                break;
+    V v = 0;
+    if (r < nrows) {
+        v = nrows_map ? rows[r] : (V)(r + row_base);
+        if (labels[v] == -1) {
+            i64 end = cindptr[r + 1];
+            for (i64 e = cindptr[r]; e < end; ++e) {
+                ++scanned;
+                V u = cindices[e];
+                if (fmask[u]) {
+                    labels[v] = level;
+                    parents[v] = u;
+                    found = true;
+                    deg = degree[v];
+                    break;
+                }
             }
         }
     }
-    warp_count(found, deg, scanned, counters);
+    warp_emit<V>(found, v, deg, scanned, out, counters);
 }
 
 extern "C" {
-__global__ void push_lb_i32(const i64* indptr, const int* indices, const int* frontier,
-                            const i64* scanned, int nf, i64 total, int* labels, int* parents,
-                            int level, int* out, u64* counters) {
-    push_lb<int>(indptr, indices, frontier, scanned, nf, total, labels, parents, level, out, counters);
+__global__ void push_lb_i32(const i64* indptr, const int* indices, const int* frontier_rows,
+                            const i64* scanned, int nf, i64 total, i64 row_base, const int* rows,
+                            int nrows_map, int* labels, int* parents, int level, const i64* degree,
+                            int* out, u64* counters) {
+    push_lb<int>(indptr, indices, frontier_rows, scanned, nf, total, row_base, rows, nrows_map,
+                 labels, parents, level, degree, out, counters);
 }
-__global__ void push_lb_i64(const i64* indptr, const i64* indices, const i64* frontier,
-                            const i64* scanned, int nf, i64 total, int* labels, i64* parents,
-                            int level, i64* out, u64* counters) {
-    push_lb<i64>(indptr, indices, frontier, scanned, nf, total, labels, parents, level, out, counters);
+__global__ void push_lb_i64(const i64* indptr, const i64* indices, const i64* frontier_rows,
+                            const i64* scanned, int nf, i64 total, i64 row_base, const i64* rows,
+                            int nrows_map, int* labels, i64* parents, int level, const i64* degree,
+                            i64* out, u64* counters) {
+    push_lb<i64>(indptr, indices, frontier_rows, scanned, nf, total, row_base, rows, nrows_map,
+                 labels, parents, level, degree, out, counters);
 }
 __global__ void pull_i32(const i64* cindptr, const int* cindices, const unsigned char* fmask,
-                         const i64* indptr, int* labels, int* parents, int level,
-                         unsigned char* newmask, i64 n, u64* counters) {
-    pull_thread<int>(cindptr, cindices, fmask, indptr, labels, parents, level, newmask, n, counters);
+                         i64 nrows, i64 row_base, const int* rows, int nrows_map, int* labels,
+                         int* parents, int level, const i64* degree, int* out, u64* counters) {
+    pull_thread<int>(cindptr, cindices, fmask, nrows, row_base, rows, nrows_map, labels, parents,
+                     level, degree, out, counters);
 }
 __global__ void pull_i64(const i64* cindptr, const i64* cindices, const unsigned char* fmask,
-                         const i64* indptr, int* labels, i64* parents, int level,
-                         unsigned char* newmask, i64 n, u64* counters) {
-    pull_thread<i64>(cindptr, cindices, fmask, indptr, labels, parents, level, newmask, n, counters);
+                         i64 nrows, i64 row_base, const i64* rows, int nrows_map, int* labels,
+                         i64* parents, int level, const i64* degree, i64* out, u64* counters) {
+    pull_thread<i64>(cindptr, cindices, fmask, nrows, row_base, rows, nrows_map, labels, parents,
+                     level, degree, out, counters);
 }
 }
 """
@@ -137,29 +152,32 @@ def _suffix(dtype):
     return "i32" if dtype.itemsize == 4 else "i64"
 
 
-def visit_push(indptr, indices, frontier, total, labels, parents, level, out, counters):
-    """Top-down step over ``total`` frontier edges; ``counters``: see ``warp_count``."""
+def visit_push(indptr, indices, frontier_rows, total, row_base, rows, labels, parents, level, degree,
+               out, counters):
+    """Top-down step over ``total`` frontier edges (known on the host); see ``warp_emit``."""
     import cupy as cp  # noqa: PLC0415
 
-    nf = len(frontier)
+    nf = len(frontier_rows)
     if nf == 0 or total == 0:
         return
-    deg = indptr[frontier + 1] - indptr[frontier]
+    deg = indptr[frontier_rows + 1] - indptr[frontier_rows]
     scanned = cp.cumsum(deg)
     kern = module().get_function("push_lb_" + _suffix(indices.dtype))
     grid = (int(total) + BLOCK - 1) // BLOCK
-    kern((grid,), (BLOCK,), (indptr, indices, frontier, scanned, cp.int32(nf), cp.int64(total),
-                             labels, parents, cp.int32(level), out, counters))
+    kern((grid,), (BLOCK,), (indptr, indices, frontier_rows, scanned, cp.int32(nf), cp.int64(total),
+                             cp.int64(row_base), rows, cp.int32(len(rows) > 0), labels, parents,
+                             cp.int32(level), degree, out, counters))
 
 
-def visit_pull(cindptr, cindices, fmask, indptr, labels, parents, level, newmask, counters):
-    """Bottom-up step over all vertices; ``counters``: see ``warp_count``."""
+def visit_pull(cindptr, cindices, fmask, row_base, rows, labels, parents, level, degree, out, counters):
+    """Bottom-up step over all owned vertices; see ``warp_emit``."""
     import cupy as cp  # noqa: PLC0415
 
-    n = len(labels)
-    if n == 0:
+    nrows = len(cindptr) - 1
+    if nrows <= 0:
         return
     kern = module().get_function("pull_" + _suffix(cindices.dtype))
-    grid = (n + BLOCK - 1) // BLOCK
-    kern((grid,), (BLOCK,), (cindptr, cindices, fmask, indptr, labels, parents, cp.int32(level),
-                             newmask, cp.int64(n), counters))
+    grid = (nrows + BLOCK - 1) // BLOCK
+    kern((grid,), (BLOCK,), (cindptr, cindices, fmask, cp.int64(nrows), cp.int64(row_base), rows,
+                             cp.int32(len(rows) > 0), labels, parents, cp.int32(level), degree, out,
+                             counters))

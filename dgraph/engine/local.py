@@ -1,14 +1,18 @@
 """The ``local`` executor: the whole BSP loop in one process, no Dask.
 
-The fastest path on one GPU or one CPU: between supersteps only the small
-report dict comes back to Python (one device sync per superstep).
+With one shard it is the fastest path on one GPU or CPU: between
+supersteps only the small report dict comes back to Python (one device
+sync per superstep).  With several shards it simulates a partitioned run
+in one process (every shard receives every contribution, as an exchange
+schedule would deliver them), which is how the partitioned logic is tested
+without a cluster.
 """
 
 from __future__ import annotations
 
 import time
 
-from .program import StepContext, combine_reports
+from .program import StepContext
 
 
 def run_local(program, shards, *, max_supersteps=None, on_step=None, sync=None):
@@ -17,20 +21,24 @@ def run_local(program, shards, *, max_supersteps=None, on_step=None, sync=None):
     ``on_step(record)`` is called after every superstep (progress display);
     ``sync()`` is called before reading the clock so GPU time is real time.
     """
+    p = len(shards)
     states = [program.init(s) for s in shards]
-    totals = combine_reports(program, [program.initial_totals(s, st) for s, st in zip(shards, states)])
+    report = program.initial_report(shards[0], states[0])
     records = []
     step = 0
-    while not program.converged(totals, step):
+    while not program.converged(report, step):
         if max_supersteps is not None and step >= max_supersteps:
             break
         t0 = time.perf_counter()
-        ctx = StepContext(step, totals)
-        reports = [program.superstep(s, st, ctx) for s, st in zip(shards, states)]
-        totals = combine_reports(program, reports)
+        ctx = StepContext(step, report, p)
+        contribs = [program.superstep(s, st, ctx) for s, st in zip(shards, states)]
+        reports = [program.receive(s, st, contribs, ctx) for s, st in zip(shards, states)]
+        report = reports[0]
         if sync is not None:
             sync()
-        record = {"superstep": step, **totals, "time_s": time.perf_counter() - t0}
+        record = {"superstep": step, **report, "time_s": time.perf_counter() - t0}
+        if p > 1:
+            record["bytes_exchanged"] = sum(c.nbytes() for c in contribs) * (p - 1)
         records.append(record)
         if on_step is not None:
             on_step(record)

@@ -1,18 +1,23 @@
 """The bulk-synchronous Program model that every executor runs.
 
-A Program is written once, per shard:
+A Program is written once, per shard (see :mod:`dgraph.partition.shard`):
 
-- ``init(shard) -> state``: allocate the shard's per-vertex arrays.
-- ``superstep(shard, state, ctx) -> report``: run the frontier kernels of one
-  superstep on the shard and return a small dict of numbers (frontier size,
-  edges touched, ...).  ``ctx.totals`` holds the previous superstep's reports
-  summed over all shards, which is what global decisions (convergence,
-  push/pull direction) are made from.
-- ``converged(totals, step) -> bool``: the global stopping test.
-- ``finish(shard, state) -> {column: array}``: the shard's owned results.
+- ``init(shard) -> state``: allocate the shard's arrays.
+- ``initial_report(shard, state) -> dict``: the report before superstep 0.
+- ``superstep(shard, state, ctx) -> contribution``: run the frontier kernels
+  of one superstep; return what the other shards must see (a
+  :class:`Contribution`: arrays plus a few counters).
+- ``receive(shard, state, contributions, ctx) -> report``: merge the
+  contributions of *all* shards (this one's included, in partition order)
+  and return the superstep's report: a small dict of numbers that is the
+  same on every shard, so global decisions (convergence, push or pull) need
+  no extra reduction.
+- ``converged(report, step) -> bool`` and ``finish(shard, state) -> {column: array}``
+  (the shard's owned vertices, or all vertices when ``replicated_result``).
 
 Executors (``local`` here; ``tasks`` and ``spmd`` on Dask) differ only in
-where shards live and how reports and exchanged data travel.
+where shards live and how contributions travel (an exchange schedule:
+butterfly or all-to-all).
 """
 
 from __future__ import annotations
@@ -23,38 +28,42 @@ from dataclasses import dataclass, field
 @dataclass
 class StepContext:
     step: int
-    totals: dict = field(default_factory=dict)
+    report: dict = field(default_factory=dict)
+    num_parts: int = 1
+
+
+@dataclass
+class Contribution:
+    """What one shard sends in one superstep: named arrays and small counters."""
+
+    arrays: dict
+    counters: dict = field(default_factory=dict)
+
+    def nbytes(self) -> int:
+        return int(sum(getattr(a, "nbytes", 0) for a in self.arrays.values()))
 
 
 class Program:
     """Base class; see the module docstring for the contract."""
 
     name = "program"
-    #: per-superstep report keys summed over shards; other keys are taken from shard 0
-    summed = ("frontier", "edges")
+    #: when True, every shard holds the full result and shard 0's is the answer
+    replicated_result = False
 
     def init(self, shard):
         raise NotImplementedError
 
-    def initial_totals(self, shard, state) -> dict:
-        """The report that precedes superstep 0 (e.g. the source as the first frontier)."""
+    def initial_report(self, shard, state) -> dict:
         return {}
 
-    def superstep(self, shard, state, ctx: StepContext) -> dict:
+    def superstep(self, shard, state, ctx: StepContext) -> Contribution:
         raise NotImplementedError
 
-    def converged(self, totals: dict, step: int) -> bool:
+    def receive(self, shard, state, contributions, ctx: StepContext) -> dict:
+        raise NotImplementedError
+
+    def converged(self, report: dict, step: int) -> bool:
         raise NotImplementedError
 
     def finish(self, shard, state) -> dict:
         raise NotImplementedError
-
-
-def combine_reports(program, reports):
-    """Sum the ``summed`` keys of several shards' reports; others come from the first."""
-    if len(reports) == 1:
-        return dict(reports[0])
-    out = dict(reports[0])
-    for key in program.summed:
-        out[key] = sum(r.get(key, 0) for r in reports)
-    return out

@@ -172,6 +172,20 @@ class Graph:
     def drop_self_loops(self) -> "Graph":
         return self if self.num_self_loops == 0 else self._rebuild(self_loops=False)
 
+    def partition(self, num_parts, method="range", *, client=None, backend=None, seed=0, plan=None):
+        """Split into ``num_parts`` shards: a :class:`~dgraph.partition.partitioned.PartitionedGraph`.
+
+        method : 'range' (consecutive vertices, equal edge counts), 'hash' or
+            'metis' (pymetis, on the symmetrized graph); or give ``plan=`` (a
+            PartitionPlan or the path of one saved with ``plan.save``).
+        client : a Dask client (default: the one ``dgraph.cluster.connect`` made,
+            if any); ``client=False`` keeps the shards in this process.
+        backend : 'numpy' or 'cupy' for the shards (default: this graph's).
+        """
+        from ..partition.partitioned import partition_graph  # noqa: PLC0415
+
+        return partition_graph(self, num_parts, method, client=client, backend=backend, seed=seed, plan=plan)
+
     def vertex_ids(self):
         """The user's ids of all vertices, in internal order (numpy)."""
         return self.ids.user_array()

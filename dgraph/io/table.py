@@ -201,17 +201,24 @@ def data_lines(text: Text, sep: str, header: bool = False):
     """``(line number, fields)`` of every data line (header line skipped); fields is None
     for a line that is not valid UTF-8."""
     seen_header = not header
-    for lineno, line in text.lines():
-        if line is None:
-            yield lineno, None
-            continue
-        line = strip_comment(line).strip()
-        if not line:
-            continue
-        if not seen_header:
-            seen_header = True
-            continue
-        yield lineno, split_fields(line, sep)
+    for first, lines, plain in text.blocks():
+        for lineno, line in enumerate(lines, start=first):
+            if line is None:
+                yield lineno, None
+                continue
+            if plain and sep == " ":
+                fields = line.split()
+                if not fields:
+                    continue
+            else:
+                line = strip_comment(line).strip()
+                if not line:
+                    continue
+                fields = split_fields(line, sep)
+            if not seen_header:
+                seen_header = True
+                continue
+            yield lineno, fields
 
 
 def first_bad_line(text: Text, sep: str, check, *, header: bool = False):

@@ -19,6 +19,7 @@ from ..errors import FileFormatError, InputError, MissingFileError
 
 COMPRESSIONS = {".gz": gzip.decompress, ".bz2": bz2.decompress, ".xz": lzma.decompress}
 COMMENT_CHARS = ("#", "%")
+BLOCK = 1 << 20
 
 
 def existing_file(path) -> Path:
@@ -78,17 +79,32 @@ class Text:
     def error(self, line, message) -> FileFormatError:
         return FileFormatError(self.path, line, message)
 
+    def blocks(self):
+        """``(first line number, lines, plain)`` for blocks of about 1 MiB of whole lines from
+        ``offset`` on; a line that is not valid UTF-8 is ``None``; ``plain`` says the block
+        has no ``#`` or ``%`` (no comments to look for).  Line scans run over whole files on
+        the error path, so their cost per line matters."""
+        data, pos, lineno = self.data, self.offset, self.first_line
+        n = len(data)
+        while pos < n:
+            end = data.find(b"\n", min(pos + BLOCK, n))
+            end = n if end < 0 else end + 1
+            chunk = data[pos:end]
+            try:
+                lines = chunk.decode("utf-8").split("\n")
+            except UnicodeDecodeError:
+                lines = [_decode(raw) for raw in chunk.split(b"\n")]
+            if chunk.endswith(b"\n"):
+                lines.pop()
+            if b"\r" in chunk:
+                lines = [None if line is None else line.rstrip("\r") for line in lines]
+            yield lineno, lines, b"#" not in chunk and b"%" not in chunk
+            pos, lineno = end, lineno + len(lines)
+
     def lines(self):
         """``(line number, text)`` of every line from ``offset`` on; invalid UTF-8 gives ``None`` text."""
-        data, pos, lineno = self.data, self.offset, self.first_line
-        while pos < len(data):
-            end = data.find(b"\n", pos)
-            end = len(data) if end < 0 else end + 1
-            try:
-                yield lineno, data[pos:end].decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError:
-                yield lineno, None
-            pos, lineno = end, lineno + 1
+        for first, lines, _ in self.blocks():
+            yield from enumerate(lines, start=first)
 
     def skip_comments(self) -> "Text":
         """Move ``offset`` past leading blank and comment (``#``, ``%``) lines."""
@@ -107,6 +123,13 @@ class Text:
         """The text of the line at ``offset`` (after :meth:`skip_comments`), or None at the end."""
         for _, text in self.lines():
             return text
+        return None
+
+
+def _decode(raw: bytes):
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
         return None
 
 

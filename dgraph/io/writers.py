@@ -1,0 +1,184 @@
+"""Writers for per-vertex results: CSV, Parquet, NPZ and Graphalytics (``vertex value`` lines).
+
+Every writer fills a temporary file in the destination folder and renames it
+into place only when it is complete, so an error never leaves a partial file
+and never touches an existing one; an existing path is replaced only with
+``overwrite=True``.  Columns come from ``Result.to_numpy()``: ``vertex``
+first, vertex-valued columns already in the user's ids.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError, OutputExistsError
+
+WRITE_FORMATS = ("csv", "parquet", "npz", "graphalytics")
+EXTENSIONS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".npz": "npz"}
+INT_INFINITY = "9223372036854775807"  # Graphalytics' "unreachable" for integer values
+FLOAT_TEXT = {"inf": "Infinity", "-inf": "-Infinity", "nan": "NaN"}
+
+
+def write_result(result, path, format=None, *, columns=None, overwrite=False) -> Path:
+    """Write ``result`` to ``path``; returns the path written.
+
+    format: "csv", "parquet", "npz" (told by the extension .csv/.parquet/.pq/.npz)
+    or "graphalytics" (asked for with ``format=``; any extension): one
+    ``vertex value`` line per vertex, sorted by vertex, for one column
+    (``columns=[name]``, default the result's first column); a missing value
+    is written ``9223372036854775807`` in an integer column and ``Infinity``
+    in a float one, as the LDBC reference outputs do.
+    columns: the result columns to write (default all); ``vertex`` always comes first.
+    """
+    p, fmt = check_output_path(path, overwrite=overwrite, fmt=format)
+    names = _columns(result, columns)
+    if fmt == "graphalytics" and len(names) != 1:
+        names = names[:1] if columns is None else names
+        if len(names) != 1:
+            raise InputError(f"{p}: Graphalytics output holds one column; pass columns=[name] with one of "
+                             f"{result.columns}")
+    data = result.to_numpy()
+    table = {"vertex": data["vertex"], **{n: data[n] for n in names}}
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with _atomic(p, overwrite) as tmp:
+        WRITERS[fmt](tmp, table, result)
+    return p
+
+
+def check_output_path(path, *, overwrite=False, fmt=None):
+    """``(Path, format)`` for an output, checked before any work is done (e.g. by the CLI
+    before it runs an algorithm): the format is known, and the path is not a folder
+    and does not exist unless ``overwrite``."""
+    p = Path(path).expanduser()
+    fmt = _format(p, fmt)
+    if p.is_dir():
+        raise OutputExistsError(f"{p}: is a folder; give a file name to write the result to")
+    if p.exists() and not overwrite:
+        raise OutputExistsError(f"{p}: already exists; pass overwrite=True to replace it")
+    return p, fmt
+
+
+def _format(p: Path, format):
+    if format is None:
+        fmt = EXTENSIONS.get(p.suffix.lower())
+        if fmt is None:
+            raise InputError(f"{p}: cannot tell the output format from the extension {p.suffix or '(none)'!r}; "
+                             f"use .csv, .parquet or .npz, or pass format= one of {', '.join(WRITE_FORMATS)}")
+        return fmt
+    fmt = str(format).lower()
+    if fmt not in WRITE_FORMATS:
+        raise InputError(f"format={format!r}: expected one of {', '.join(WRITE_FORMATS)}")
+    return fmt
+
+
+def _columns(result, columns):
+    if columns is None:
+        return list(result.columns)
+    if isinstance(columns, str):
+        columns = [columns]
+    names = [c for c in columns if c != "vertex"]
+    unknown = [c for c in names if c not in result.columns]
+    if unknown:
+        raise InputError(f"columns={list(columns)!r}: {unknown[0]!r} is not a column of this "
+                         f"{result.algorithm} result; columns: {result.columns}")
+    return names
+
+
+@contextmanager
+def _atomic(path: Path, overwrite: bool):
+    """A fresh temporary path beside ``path``; renamed to ``path`` when the block succeeds."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    os.close(os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))  # mode from the umask
+    try:
+        yield tmp
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            try:
+                os.link(tmp, path)  # fails if path appeared meanwhile: never replace it
+            except FileExistsError:
+                raise OutputExistsError(f"{path}: already exists; pass overwrite=True to replace it") from None
+            except OSError:  # no hard links on this file system
+                if path.exists():
+                    raise OutputExistsError(f"{path}: already exists; pass overwrite=True to replace it") from None
+                os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+# -- formats ----------------------------------------------------------------------------------
+def _write_csv(tmp, table, result):
+    import pandas as pd  # noqa: PLC0415
+
+    pd.DataFrame(table).to_csv(tmp, index=False)
+
+
+def _write_parquet(tmp, table, result):
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.parquet as pq  # noqa: PLC0415
+
+    meta = {"dgraph.algorithm": str(result.algorithm),
+            "dgraph.missing": json.dumps({k: _plain(v) for k, v in result.missing.items()}),
+            "dgraph.vertex_columns": json.dumps(list(result.vertex_columns))}
+    t = pa.table({k: pa.array(v) for k, v in table.items()})
+    pq.write_table(t.replace_schema_metadata(meta), tmp)
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else (v if v is None or isinstance(v, (int, float, str)) else str(v))
+
+
+def _write_npz(tmp, table, result):
+    arrays = {k: (_as_text(v) if v.dtype == object else v) for k, v in table.items()}
+    with open(tmp, "wb") as f:
+        np.savez(f, **arrays)
+
+
+def _as_text(values):
+    """Object columns (string ids, None for missing) as a str array, missing as ''."""
+    return np.array(["" if x is None else str(x) for x in values], dtype=str)
+
+
+def _write_graphalytics(tmp, table, result):
+    (name, values), = [(k, v) for k, v in table.items() if k != "vertex"]
+    vertex = table["vertex"]
+    order = np.argsort(vertex, kind="stable")
+    text = _value_text(values[order], result.missing.get(name))
+    lines = np.char.add(np.char.add(np.asarray(vertex[order]).astype(str), " "), text)
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        if len(lines):
+            f.write("\n".join(lines.tolist()))
+            f.write("\n")
+
+
+def _value_text(values, missing):
+    """Graphalytics text of a column: integers as integers, floats with full precision."""
+    values = np.asarray(values)
+    kind = values.dtype.kind
+    if kind == "b":
+        values, kind = values.astype(np.int64), "i"
+    if kind in "iu":
+        out = values.astype(str).astype(object)
+        if missing is not None:
+            out[values == missing] = INT_INFINITY
+    elif kind == "f":
+        out = values.astype(str).astype(object)
+        for k, v in FLOAT_TEXT.items():
+            out[out == k] = v
+        if missing is not None and np.isfinite(missing):
+            out[values == missing] = "Infinity"
+    else:
+        gone = np.array([x is None or (missing is not None and x == missing) for x in values], dtype=bool)
+        out = np.array([str(x) for x in values], dtype=object)
+        out[gone] = INT_INFINITY
+    return out.astype(str) if len(out) else np.empty(0, dtype=str)
+
+
+WRITERS = {"csv": _write_csv, "parquet": _write_parquet, "npz": _write_npz, "graphalytics": _write_graphalytics}

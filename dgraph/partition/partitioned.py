@@ -1,0 +1,108 @@
+"""PartitionedGraph: a graph split into shards, one per worker, kept there.
+
+With a Dask client the shards are Dask futures pinned to their workers
+(partition ``q`` on worker ``q mod W``, so 8 partitions on 4 GPUs put two on
+each); without one they are plain objects in this process, which the
+``local`` executor runs as a simulated cluster.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError
+from .plan import PartitionPlan
+from .shard import shard_from_graph
+
+
+class PartitionedGraph:
+    def __init__(self, *, plan, ids, directed, weighted, shards, workers=None, client=None, backend="numpy",
+                 name=None, num_arcs=None):
+        self.plan = plan
+        self.ids = ids
+        self.directed = directed
+        self.weighted = weighted
+        self.shards = shards          # Shard objects (no client) or futures of Shards
+        self.workers = workers        # worker address of each shard, or None
+        self.client = client
+        self.backend = backend
+        self.name = name
+        self.num_arcs = num_arcs
+
+    @property
+    def num_parts(self) -> int:
+        return self.plan.num_parts
+
+    @property
+    def num_vertices(self) -> int:
+        return self.plan.num_vertices
+
+    @property
+    def distributed(self) -> bool:
+        return self.client is not None
+
+    def local_shards(self):
+        """The shards as objects in this process (gathered from the workers if distributed)."""
+        if self.client is None:
+            return list(self.shards)
+        return self.client.gather(list(self.shards))
+
+    def __repr__(self):
+        where = f"on {len(set(self.workers))} workers" if self.workers else "in this process"
+        nm = f"{self.name!r}, " if self.name else ""
+        return (f"<dgraph.PartitionedGraph {nm}{self.num_vertices:,} vertices, {self.num_parts} partitions "
+                f"({self.plan.method}) {where}, {self.backend}>")
+
+
+def _to_backend_task(shard, backend):
+    return shard.to(backend)
+
+
+def partition_graph(G, num_parts, method="range", *, client=None, backend=None, seed=0, plan=None):
+    """Split ``G`` into ``num_parts`` shards (see :meth:`dgraph.Graph.partition`)."""
+    from ..cluster import current_client  # noqa: PLC0415
+    from . import partition_plan  # noqa: PLC0415
+
+    if plan is None:
+        plan = partition_plan(G, num_parts, method=method, seed=seed)
+    else:
+        if isinstance(plan, (str, bytes)) or hasattr(plan, "__fspath__"):
+            plan = PartitionPlan.load(plan)
+        plan.check(G)
+        if num_parts not in (None, plan.num_parts):
+            raise InputError(f"num_parts={num_parts} but the plan has {plan.num_parts} partitions")
+    backend = backend or G.backend
+    if client is None:
+        client = current_client()
+    elif client is False:
+        client = None
+    host = G.to("numpy") if client is not None else G.to(backend)
+    shards = [shard_from_graph(host, plan, q) for q in range(plan.num_parts)]
+    common = dict(plan=plan, ids=G.ids, directed=G.directed, weighted=G.weighted, backend=backend,
+                  name=G.name, num_arcs=G.num_arcs)
+    if not client:
+        return PartitionedGraph(shards=shards, **common)
+    from ..cluster import worker_addresses  # noqa: PLC0415
+
+    workers = worker_addresses(client)
+    if not workers:
+        raise InputError("the Dask cluster has no workers; start some or connect to another scheduler")
+    placed = [workers[q % len(workers)] for q in range(plan.num_parts)]
+    futures = []
+    for q, shard in enumerate(shards):
+        [fut] = client.scatter([shard], workers=[placed[q]], broadcast=False, hash=False)
+        if backend != "numpy":
+            fut = client.submit(_to_backend_task, fut, backend, workers=[placed[q]], pure=False,
+                                key=f"dgraph-shard-{backend}-p{q}-{id(plan):x}")
+        futures.append(fut)
+    return PartitionedGraph(shards=futures, workers=placed, client=client, **common)
+
+
+def partitioned_bytes(PG) -> list:
+    """Bytes held by each shard."""
+    if PG.client is None:
+        return [s.nbytes() for s in PG.shards]
+    return PG.client.gather([PG.client.submit(lambda s: s.nbytes(), f, pure=False) for f in PG.shards])
+
+
+__all__ = ["PartitionedGraph", "partition_graph", "partitioned_bytes", "np"]

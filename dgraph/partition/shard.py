@@ -1,0 +1,148 @@
+"""Shard: the part of a graph that one worker holds and computes on.
+
+A shard owns a set of vertices (its *rows*) and holds their out-edges (CSR
+over local rows, targets as global ids) and, for a directed graph, their
+in-edges (CSC over local rows, sources as global ids), on the worker's
+backend (numpy or CuPy).  Per-vertex state that traversals read for any
+vertex (the out-degree) is replicated: a traversal's visited/depth arrays
+are global on every shard, as in ButterFly BFS, so a frontier exchange is
+an all-gather of what each shard discovered.
+
+Local row ``r`` is global vertex ``rows[r]``; for a contiguous range
+(``range`` partitions and the whole graph) ``rows`` is empty and the vertex
+is ``row_base + r``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backend import array_module, backend_name, get_xp, to_backend
+from ..backend.primitives import expand
+
+
+class Shard:
+    def __init__(self, *, part, num_parts, num_vertices, directed, indptr, indices, weights=None,
+                 row_base=0, rows=None, csc=None, degree=None):
+        self.part = int(part)
+        self.num_parts = int(num_parts)
+        self.n = int(num_vertices)
+        self.directed = bool(directed)
+        self.indptr, self.indices, self.weights = indptr, indices, weights
+        self.row_base = int(row_base)
+        xp = array_module(indptr)
+        self.rows = rows if rows is not None else xp.empty(0, dtype=indices.dtype)
+        self._csc = csc
+        self.degree = degree
+        self._local_of = None
+
+    # -- what this shard owns -------------------------------------------------------
+    @property
+    def xp(self):
+        return array_module(self.indptr)
+
+    @property
+    def backend(self):
+        return backend_name(self.xp)
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.indptr) - 1
+
+    @property
+    def contiguous(self) -> bool:
+        return len(self.rows) == 0
+
+    @property
+    def num_arcs(self) -> int:
+        return int(self.indptr[-1])
+
+    def global_rows(self):
+        """Global ids of the owned vertices, in local row order."""
+        if self.contiguous:
+            return self.xp.arange(self.row_base, self.row_base + self.num_rows, dtype=self.indices.dtype)
+        return self.rows
+
+    def local_rows(self, vertices):
+        """Local rows of the owned vertices among ``vertices`` (global ids), in their order."""
+        xp = self.xp
+        if self.contiguous:
+            sel = vertices[(vertices >= self.row_base) & (vertices < self.row_base + self.num_rows)]
+            return (sel - self.row_base).astype(self.indices.dtype, copy=False)
+        if self._local_of is None:
+            lo = xp.full(self.n, -1, dtype=np.int64)
+            lo[self.rows] = xp.arange(len(self.rows), dtype=np.int64)
+            self._local_of = lo
+        loc = self._local_of[vertices]
+        return loc[loc >= 0].astype(self.indices.dtype, copy=False)
+
+    def csc(self):
+        """In-edges of the owned vertices: ``(indptr, sources, edge ids or None)``."""
+        if not self.directed:
+            return self.indptr, self.indices, None
+        return self._csc
+
+    def nbytes(self) -> int:
+        arrays = [self.indptr, self.indices, self.weights, self.rows, self.degree]
+        if self.directed and self._csc is not None:
+            arrays += [a for a in self._csc if a is not None]
+        return int(sum(a.nbytes for a in arrays if a is not None))
+
+    def to(self, backend):
+        """This shard on another backend (workers with GPUs move their shard to CuPy)."""
+        xp = get_xp(backend)
+        if xp is self.xp:
+            return self
+        mv = lambda a: to_backend(a, xp)  # noqa: E731
+        csc = None if self._csc is None else tuple(mv(a) for a in self._csc)
+        return Shard(part=self.part, num_parts=self.num_parts, num_vertices=self.n, directed=self.directed,
+                     indptr=mv(self.indptr), indices=mv(self.indices), weights=mv(self.weights),
+                     row_base=self.row_base, rows=mv(self.rows), csc=csc, degree=mv(self.degree))
+
+    def __repr__(self):
+        own = (f"rows {self.row_base}..{self.row_base + self.num_rows - 1}" if self.contiguous
+               else f"{self.num_rows:,} rows")
+        return (f"<Shard {self.part}/{self.num_parts}: {own}, {self.num_arcs:,} arcs, "
+                f"{self.nbytes() / 2**20:.1f} MiB, {self.backend}>")
+
+
+def whole_graph_shard(G):
+    """The whole graph as one shard (what the local executor runs on with one partition)."""
+    csc = G.csc() if G.directed else None
+    return Shard(part=0, num_parts=1, num_vertices=G.num_vertices, directed=G.directed, indptr=G.indptr,
+                 indices=G.indices, weights=G.weights, csc=csc, degree=G.out_degree())
+
+
+def _slice_rows(indptr, indices, weights, rows, lo, hi):
+    """CSR of a row subset: a contiguous range [lo, hi) or an explicit sorted row list."""
+    xp = array_module(indptr)
+    if rows is None:
+        a, b = int(indptr[lo]), int(indptr[hi])
+        sub = indptr[lo:hi + 1] - a
+        return sub, indices[a:b].copy(), None if weights is None else weights[a:b].copy(), slice(a, b)
+    seg, eid = expand(indptr, rows)
+    deg = indptr[rows + 1] - indptr[rows]
+    sub = xp.zeros(len(rows) + 1, dtype=np.int64)
+    xp.cumsum(deg, out=sub[1:])
+    return sub, indices[eid], None if weights is None else weights[eid], eid
+
+
+def shard_from_graph(G, plan, q):
+    """Shard ``q`` of ``plan`` cut out of a whole Graph (the client-side path)."""
+    xp = G.xp
+    if plan.contiguous:
+        lo, hi = int(plan.bounds[q]), int(plan.bounds[q + 1])
+        rows = None
+    else:
+        rows = xp.asarray(plan.vertices_of(q)).astype(G.indices.dtype)
+        lo = hi = 0
+    indptr, indices, weights, _ = _slice_rows(G.indptr, G.indices, G.weights, rows, lo, hi)
+    csc = None
+    if G.directed:
+        cindptr, cindices, ceids = G.csc()
+        cp_, ci, _, sel = _slice_rows(cindptr, cindices, None, rows, lo, hi)
+        ce = ceids[sel]
+        csc = (cp_, ci, ce)
+    return Shard(part=q, num_parts=plan.num_parts, num_vertices=G.num_vertices, directed=G.directed,
+                 indptr=indptr, indices=indices, weights=weights, row_base=lo,
+                 rows=None if rows is None else rows, csc=csc, degree=G.out_degree())

@@ -1,0 +1,279 @@
+"""dgraph.cluster: connect() to a local cluster, a (fake) LocalCUDACluster, a
+scheduler started by hand in subprocesses; errors for bad targets."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import types
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from dgraph import cluster  # noqa: E402
+from dgraph.cluster import ClusterError  # noqa: E402
+from dgraph.errors import DGraphError, InputError  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(autouse=True)
+def _close_after():
+    yield
+    cluster.close()
+
+
+def pinned_pids(client):
+    """os.getpid() run as a task pinned to each worker: {address: pid}."""
+    addresses = cluster.worker_addresses(client)
+    futures = [client.submit(os.getpid, workers=[a], allow_other_workers=False, pure=False)
+               for a in addresses]
+    return dict(zip(addresses, client.gather(futures)))
+
+
+# ------------------------------------------------------------------ local
+
+
+def test_local_two_workers_run_tasks_in_two_processes():
+    client = cluster.connect(workers=2)
+    assert isinstance(client, distributed.Client)
+    assert cluster.current_client() is client
+    pids = pinned_pids(client)
+    assert len(pids) == 2
+    assert len(set(pids.values())) == 2 and os.getpid() not in pids.values()
+    info = client.scheduler_info(n_workers=-1)["workers"]
+    assert all(w["nthreads"] == 1 for w in info.values())
+
+    devices = cluster.worker_devices()  # uses the current client
+    assert [d.address for d in devices] == cluster.worker_addresses(client)
+    assert {d.address: d.pid for d in devices} == pids
+    assert all(d.host and (d.gpu is None or isinstance(d.gpu, cluster.GPUInfo)) for d in devices)
+
+    cluster.close()
+    assert client.status == "closed"
+    assert cluster.current_client() is None
+    cluster.close()  # a second close does nothing
+
+
+def test_connect_again_closes_the_previous_cluster():
+    first = cluster.connect("local", workers=1, threads_per_worker=2, dashboard=True)
+    assert first.dashboard_link.startswith("http")
+    (worker,) = first.scheduler_info(n_workers=-1)["workers"].values()
+    assert worker["nthreads"] == 2
+    second = cluster.connect("LOCAL", workers=1)
+    assert first.status == "closed"
+    assert cluster.current_client() is second
+
+
+def test_current_client_falls_back_to_a_client_the_user_made():
+    assert cluster.current_client() is None
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as lc, \
+            distributed.Client(lc) as user_client:
+        assert cluster.current_client() is user_client
+        # connect() adopts a client object as is, and close() leaves it open
+        assert cluster.connect(user_client) is user_client
+        assert cluster.worker_addresses() == list(lc.scheduler_info["workers"])
+        cluster.close()
+        assert user_client.status == "running"
+    assert cluster.current_client() is None
+
+
+def test_no_client_is_a_cluster_error():
+    with pytest.raises(ClusterError, match="connect"):
+        cluster.worker_addresses()
+
+
+def test_import_does_not_import_distributed():
+    code = "import sys, dgraph.cluster; assert 'distributed' not in sys.modules, 'imported'"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT,
+                   env={**os.environ, "PYTHONPATH": ROOT})
+
+
+# ----------------------------------------------------------------- errors
+
+
+def test_unanswered_address_is_a_quick_cluster_error():
+    t0 = time.perf_counter()
+    with pytest.raises(ClusterError) as info:
+        cluster.connect("tcp://127.0.0.1:1", timeout=2)
+    assert time.perf_counter() - t0 < 10
+    msg = str(info.value)
+    assert "tcp://127.0.0.1:1" in msg and "2 s" in msg and "dask scheduler" in msg
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+    assert isinstance(info.value, DGraphError) and isinstance(info.value, RuntimeError)
+    assert cluster.current_client() is None
+
+
+@pytest.mark.parametrize("target", ["nowhere", "http://host:8786", "tcp://host", "tcp://:8786",
+                                    "host:99999", "cuda:0", 42])
+def test_unknown_target(target):
+    with pytest.raises(ClusterError) as info:
+        cluster.connect(target)
+    msg = str(info.value)
+    assert "'local'" in msg or "port" in msg
+    if "port" not in msg:
+        assert "'cuda'" in msg and "tcp://host:8786" in msg
+
+
+def test_missing_scheduler_file(tmp_path):
+    with pytest.raises(ClusterError, match="scheduler-file"):
+        cluster.connect(str(tmp_path / "scheduler.json"))
+
+
+@pytest.mark.parametrize("kw", [dict(workers=0), dict(workers=1.5), dict(threads_per_worker=0),
+                                dict(timeout=0), dict(protocol="udp")])
+def test_bad_arguments(kw):
+    with pytest.raises(InputError):
+        cluster.connect(**kw)
+
+
+def test_cuda_without_dask_cuda(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask_cuda", None)  # import dask_cuda -> ImportError
+    with pytest.raises(ClusterError, match=r"pip install dgraph\[cuda\]") as info:
+        cluster.connect("cuda")
+    assert info.value.__cause__ is None
+
+
+def test_ucx_without_distributed_ucxx(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed_ucxx", None)
+    monkeypatch.setitem(sys.modules, "dask_cuda", types.ModuleType("dask_cuda"))
+    for call in (lambda: cluster.connect("cuda", protocol="ucx"),
+                 lambda: cluster.connect("local", protocol="ucx"),
+                 lambda: cluster.connect("ucx://127.0.0.1:8786", timeout=1),
+                 lambda: cluster.connect("127.0.0.1:8786", protocol="ucx", timeout=1)):
+        with pytest.raises(ClusterError, match=r"pip install dgraph\[ucx\]"):
+            call()
+
+
+# ------------------------------------------------- cuda, with a stand-in
+
+
+def test_cuda_starts_local_cuda_cluster_with_nvls_off(monkeypatch):
+    """A fake dask_cuda whose LocalCUDACluster is a 1-process LocalCluster:
+    checks what connect('cuda') passes and that workers see NCCL_NVLS_ENABLE=0."""
+    seen = {}
+
+    class FakeLocalCUDACluster(distributed.LocalCluster):
+        def __init__(self, **kw):
+            seen.update(kw)
+            kw.pop("n_workers", None)
+            kw.pop("rmm_pool_size", None)
+            super().__init__(n_workers=1, processes=True, **kw)
+
+    fake = types.ModuleType("dask_cuda")
+    fake.LocalCUDACluster = FakeLocalCUDACluster
+    monkeypatch.setitem(sys.modules, "dask_cuda", fake)
+    monkeypatch.delenv("NCCL_NVLS_ENABLE", raising=False)
+
+    client = cluster.connect("cuda", workers=1, rmm_pool_size=None)
+    try:
+        assert seen["n_workers"] == 1 and seen["protocol"] == "tcp"
+        assert seen["threads_per_worker"] == 1 and seen["dashboard_address"] is None
+        assert "rmm_pool_size" in seen  # extra keywords go to LocalCUDACluster
+        env = client.run(lambda: os.environ.get("NCCL_NVLS_ENABLE"))
+        assert list(env.values()) == ["0"]
+    finally:
+        cluster.close()
+        os.environ.pop("NCCL_NVLS_ENABLE", None)
+
+
+def test_cuda_keeps_all_gpus_when_workers_not_given(monkeypatch):
+    seen = {}
+
+    class Refusing:
+        def __init__(self, **kw):
+            seen.update(kw)
+            raise ValueError("Can not scale beyond visible devices")
+
+    fake = types.ModuleType("dask_cuda")
+    fake.LocalCUDACluster = Refusing
+    monkeypatch.setitem(sys.modules, "dask_cuda", fake)
+    monkeypatch.setenv("NCCL_NVLS_ENABLE", "1")  # a value the user set is kept
+    with pytest.raises(ClusterError, match="LocalCUDACluster.*scale beyond"):
+        cluster.connect("cuda")
+    assert "n_workers" not in seen
+    assert os.environ["NCCL_NVLS_ENABLE"] == "1"
+
+
+# ---------------------------------- a scheduler and a worker started by hand
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def stop(proc):
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+@pytest.fixture
+def spawn(tmp_path):
+    """spawn(*args) starts `python -m <args>` in the background; all are killed at the end."""
+    procs = []
+    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+    def start(*args):
+        log = open(tmp_path / f"proc{len(procs)}.log", "wb")
+        procs.append(subprocess.Popen([sys.executable, "-m", *args], cwd=tmp_path, env=env,
+                                      stdout=log, stderr=subprocess.STDOUT))
+        log.close()
+        return procs[-1]
+
+    try:
+        yield start
+    finally:
+        cluster.close()
+        for p in reversed(procs):
+            stop(p)
+
+
+def connect_when_ready(address, deadline_s=30, **kw):
+    """Poll connect() until the scheduler answers and has a worker."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        try:
+            return cluster.connect(address, **kw)
+        except ClusterError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+def test_scheduler_and_worker_started_by_hand(spawn):
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    scheduler = spawn("distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port",
+                      str(port), "--no-dashboard")
+
+    # the scheduler alone: once it answers, connect() says that no worker joined
+    deadline = time.monotonic() + 30
+    while True:
+        with pytest.raises(ClusterError) as info:
+            cluster.connect(address, timeout=1)
+        if "0 worker(s) connected" in str(info.value) or time.monotonic() > deadline:
+            break
+    assert "dask worker tcp://127.0.0.1:" in str(info.value), str(info.value)
+    assert scheduler.poll() is None
+
+    worker = spawn("distributed.cli.dask_worker", address, "--nthreads", "1", "--no-nanny",
+                   "--no-dashboard", "--host", "127.0.0.1", "--death-timeout", "60")
+    client = connect_when_ready(f"127.0.0.1:{port}", timeout=5)  # "host:port" form
+    assert client.scheduler.address == address
+    assert cluster.current_client() is client
+    assert client.submit(os.getpid, pure=False).result(timeout=10) == worker.pid
+    (device,) = cluster.worker_devices(client)
+    assert device.pid == worker.pid
+
+    cluster.close()  # closes our client only: the scheduler and worker keep running
+    assert client.status == "closed"
+    assert scheduler.poll() is None and worker.poll() is None
