@@ -176,3 +176,15 @@ def test_check_output_path_before_work(tmp_path):
     assert check_output_path(tmp_path / "r.csv", overwrite=True)[1] == "csv"
     with pytest.raises(InputError, match="format"):
         check_output_path(tmp_path / "r.dat")
+
+
+@pytest.mark.parametrize("name,source", [("example-directed", 1), ("example-undirected", 2)])
+def test_ldbc_bfs_output_matches_reference(tmp_path, name, source):
+    """read -> bfs -> write(format='graphalytics') reproduces the LDBC reference file byte for byte."""
+    from pathlib import Path
+
+    bfs = pytest.importorskip("dgraph.algorithms.bfs").bfs
+    example = Path("/work/shared/graphalytics/example")
+    G = dgraph.read(example / f"{name}.e", directed=name.endswith("-directed"))
+    p = dgraph.write(bfs(G, source), tmp_path / f"{name}-BFS", format="graphalytics", columns=["depth"])
+    assert p.read_text() == (example / f"{name}-BFS").read_text()
