@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import importlib
 
-from .errors import (BackendError, DGraphError, FileFormatError, GraphTooLargeError, InputError,
-                     MissingFileError, OutputExistsError, VertexNotFoundError)
+from .errors import (BackendError, DGraphError, ExecutorError, FileFormatError, GraphTooLargeError, InputError,
+                     MissingFileError, OutputExistsError, VertexNotFoundError, WorkerLostError)
 from .graph import Graph, from_edges
 
 __version__ = "0.1.0"
@@ -27,6 +27,10 @@ _LAZY = {
     "generate": ("dgraph.generators", "generate"),
     "bfs": ("dgraph.algorithms.bfs", "bfs"),
     "Result": ("dgraph.engine.result", "Result"),
+    "PartitionedGraph": ("dgraph.partition.partitioned", "PartitionedGraph"),
+    "cluster": ("dgraph.cluster", None),
+    "partition": ("dgraph.partition", None),
+    "exchange": ("dgraph.exchange", None),
     "Frontier": ("dgraph.ops.frontier", "Frontier"),
     "ops": ("dgraph.ops", None),
     "io": ("dgraph.io", None),
@@ -37,7 +41,7 @@ _LAZY = {
 }
 
 __all__ = ["DGraphError", "InputError", "FileFormatError", "MissingFileError", "OutputExistsError",
-           "VertexNotFoundError", "BackendError", "GraphTooLargeError", "Graph", "from_edges",
+           "VertexNotFoundError", "BackendError", "GraphTooLargeError", "ExecutorError", "WorkerLostError", "Graph", "from_edges",
            *_LAZY]
 
 

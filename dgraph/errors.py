@@ -46,3 +46,11 @@ class BackendError(DGraphError, RuntimeError):
 
 class GraphTooLargeError(DGraphError, MemoryError):
     """The graph does not fit in the memory of the device it should go to."""
+
+
+class ExecutorError(DGraphError, RuntimeError):
+    """A distributed run failed (a task raised, or a peer stopped answering)."""
+
+
+class WorkerLostError(ExecutorError):
+    """A worker holding a partition died during a run; the run was cancelled."""

@@ -8,6 +8,8 @@ each); without one they are plain objects in this process, which the
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 
 from ..errors import InputError
@@ -17,7 +19,7 @@ from .shard import shard_from_graph
 
 class PartitionedGraph:
     def __init__(self, *, plan, ids, directed, weighted, shards, workers=None, client=None, backend="numpy",
-                 name=None, num_arcs=None):
+                 name=None, num_arcs=None, rebuild=None):
         self.plan = plan
         self.ids = ids
         self.directed = directed
@@ -28,6 +30,7 @@ class PartitionedGraph:
         self.backend = backend
         self.name = name
         self.num_arcs = num_arcs
+        self._rebuild = rebuild      # rebuild(q) -> Shard, to replace shards lost with a worker
 
     @property
     def num_parts(self) -> int:
@@ -40,6 +43,26 @@ class PartitionedGraph:
     @property
     def distributed(self) -> bool:
         return self.client is not None
+
+    def ensure_shards(self):
+        """Rebuild any shard whose worker left the cluster (before a run starts)."""
+        if self.client is None:
+            return
+        from ..cluster import worker_addresses  # noqa: PLC0415
+        from ..errors import WorkerLostError  # noqa: PLC0415
+
+        alive = worker_addresses(self.client)
+        lost = [q for q, f in enumerate(self.shards) if f.status != "finished" or self.workers[q] not in alive]
+        if not lost:
+            return
+        if not alive:
+            raise WorkerLostError("the Dask cluster has no workers left; start some and partition again")
+        if self._rebuild is None:
+            raise WorkerLostError(f"partitions {lost} were lost with their worker and this graph cannot "
+                                  f"rebuild them; partition it again")
+        for q in lost:
+            self.workers[q] = alive[q % len(alive)]
+            self.shards[q] = _place(self.client, self._rebuild(q), self.workers[q], self.backend, q)
 
     def local_shards(self):
         """The shards as objects in this process (gathered from the workers if distributed)."""
@@ -88,14 +111,18 @@ def partition_graph(G, num_parts, method="range", *, client=None, backend=None, 
     if not workers:
         raise InputError("the Dask cluster has no workers; start some or connect to another scheduler")
     placed = [workers[q % len(workers)] for q in range(plan.num_parts)]
-    futures = []
-    for q, shard in enumerate(shards):
-        [fut] = client.scatter([shard], workers=[placed[q]], broadcast=False, hash=False)
-        if backend != "numpy":
-            fut = client.submit(_to_backend_task, fut, backend, workers=[placed[q]], pure=False,
-                                key=f"dgraph-shard-{backend}-p{q}-{id(plan):x}")
-        futures.append(fut)
-    return PartitionedGraph(shards=futures, workers=placed, client=client, **common)
+    futures = [_place(client, shard, placed[q], backend, q) for q, shard in enumerate(shards)]
+    return PartitionedGraph(shards=futures, workers=placed, client=client,
+                            rebuild=lambda q: shard_from_graph(host, plan, q), **common)
+
+
+def _place(client, shard, worker, backend, q):
+    """Put a shard on a worker (on its GPU when backend='cupy'): a future pinned there."""
+    [fut] = client.scatter([shard], workers=[worker], broadcast=False, hash=False)
+    if backend != "numpy":
+        fut = client.submit(_to_backend_task, fut, backend, workers=[worker], pure=False,
+                            key=f"dgraph-shard-{backend}-p{q}-{uuid.uuid4().hex[:8]}")
+    return fut
 
 
 def partitioned_bytes(PG) -> list:

@@ -110,6 +110,8 @@ class PartitionPlan:
     def _check_owner(self, owner) -> np.ndarray:
         o = to_numpy(owner)
         n, p = self.num_vertices, self.num_parts
+        if o.size == 0 and o.dtype.kind == "f":  # an empty list
+            o = o.astype(np.int32)
         if o.ndim != 1 or len(o) != n:
             raise InputError(f"owner: expected {n:,} entries (one per vertex), got shape {o.shape}")
         if o.dtype.kind not in "iu":

@@ -1,0 +1,200 @@
+"""The ``spmd`` executor: one long-running Dask task per shard, direct worker-to-worker exchange.
+
+Each shard's task runs the whole BSP loop on its worker.  Contributions
+travel straight to the partitions the exchange schedule names, as messages
+to a handler installed on every worker (Dask's worker comm: TCP, or UCX
+when the cluster uses it, which moves CuPy arrays GPU to GPU), so no
+superstep waits on the scheduler.  Every task computes the same report
+from the same contributions, so convergence needs no extra round trip.
+
+The client watches the run: a task that fails, a peer that stops
+answering (``timeout``), or a worker that leaves the cluster cancels the
+whole run with an :class:`~dgraph.errors.ExecutorError`; running again
+starts from the beginning (lost shards are rebuilt first).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+from ..errors import ExecutorError, WorkerLostError
+from .program import Contribution, StepContext
+
+HANDLER = "dgraph_spmd_put"
+
+
+# -- on the workers ------------------------------------------------------------------------
+
+class Mailbox:
+    """Messages for the spmd runs on one worker, keyed by (run, step, round, src, dst)."""
+
+    def __init__(self):
+        self.cond = threading.Condition()
+        self.items = {}
+
+    def put(self, key, payload):
+        with self.cond:
+            self.items[key] = payload
+            self.cond.notify_all()
+
+    def take(self, key, timeout):
+        deadline = time.monotonic() + timeout
+        with self.cond:
+            while key not in self.items:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self.cond.wait(min(left, 1.0))
+            return self.items.pop(key)
+
+    def drop_run(self, run):
+        with self.cond:
+            for key in [k for k in self.items if k[0] == run]:
+                del self.items[key]
+
+
+def _mailbox(worker):
+    box = getattr(worker, "_dgraph_mailbox", None)
+    if box is None:
+        box = worker._dgraph_mailbox = Mailbox()
+    return box
+
+
+def _install(dask_worker):
+    """Install the message handler on a worker (idempotent)."""
+    box = _mailbox(dask_worker)
+
+    def put(comm=None, key=None, payload=None):
+        box.put(tuple(key), payload)
+
+    dask_worker.handlers[HANDLER] = put
+    return dask_worker.address
+
+
+def _drop_run(dask_worker, run):
+    _mailbox(dask_worker).drop_run(run)
+
+
+def _to_wire(c):
+    # plain dicts of arrays, so Dask's serializers see the arrays (CuPy goes device to device)
+    return None if c is None else {"arrays": c.arrays, "counters": c.counters}
+
+
+def _from_wire(d):
+    return None if d is None else Contribution(d["arrays"], d["counters"])
+
+
+def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout):
+    from distributed import get_worker, secede  # noqa: PLC0415
+    from distributed.utils import sync  # noqa: PLC0415
+
+    from ..exchange import bytes_moved  # noqa: PLC0415
+
+    secede()  # several shards may share a worker: none may hold its thread slot
+    worker = get_worker()
+    box = _mailbox(worker)
+    q, p = shard.part, shard.num_parts
+    sends = [[t for t in rnd if t.src == q] for rnd in schedule.rounds]
+    recvs = [[t for t in rnd if t.dst == q] for rnd in schedule.rounds]
+
+    async def send_all(msgs):
+        import asyncio  # noqa: PLC0415
+
+        await asyncio.gather(*[worker.rpc(addr).dgraph_spmd_put(key=key, payload=payload)
+                               for addr, key, payload in msgs])
+
+    state = program.init(shard)
+    report = program.initial_report(shard, state)
+    records = []
+    step = 0
+    last = time.perf_counter()
+    while not program.converged(report, step):
+        if max_supersteps is not None and step >= max_supersteps:
+            break
+        ctx = StepContext(step, report, p)
+        held = {q: program.superstep(shard, state, ctx)}
+        for k in range(schedule.num_rounds):
+            msgs = [(placement[t.dst], (run, step, k, t.src, t.dst),
+                     {o: _to_wire(held[o]) for o in t.origins}) for t in sends[k]]
+            if msgs:
+                sync(worker.loop, send_all, msgs)
+            for t in recvs[k]:
+                got = box.take((run, step, k, t.src, q), timeout)
+                if got is None:
+                    raise ExecutorError(f"spmd run {run}: partition {q} got nothing from partition {t.src} "
+                                        f"(worker {placement[t.src]}) for {timeout:.0f} s in superstep {step}; "
+                                        f"that worker may have died. Run again (shards are rebuilt), or raise "
+                                        f"timeout= if supersteps are that long")
+                held.update({o: _from_wire(v) for o, v in got.items()})
+        contributions = [held[i] for i in range(p)]
+        report = program.receive(shard, state, contributions, ctx)
+        if q == 0:
+            now = time.perf_counter()
+            records.append({"superstep": step, **report,
+                            "bytes_exchanged": bytes_moved(schedule, [c.nbytes() for c in contributions]),
+                            "time_s": now - last})
+            last = now
+        step += 1
+    result = program.finish(shard, state) if (q == 0 or not program.replicated_result) else None
+    return result, records
+
+
+# -- on the client -------------------------------------------------------------------------
+
+def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeout=120.0, poll=0.2):
+    from distributed import wait  # noqa: PLC0415
+
+    from ..cluster import worker_addresses  # noqa: PLC0415
+
+    client = PG.client
+    PG.ensure_shards()
+    client.run(_install)
+    run = uuid.uuid4().hex[:12]
+    p = PG.num_parts
+    placement = list(PG.workers)
+    futures = [client.submit(_spmd_main, program, PG.shards[q], schedule, placement, run, max_supersteps,
+                             timeout, key=f"{program.name}-spmd-p{q}-{run}", workers=[placement[q]],
+                             allow_other_workers=False, pure=False, retries=0)
+               for q in range(p)]
+    try:
+        while True:
+            pending = [f for f in futures if not f.done()]
+            if pending:
+                try:
+                    wait(pending, timeout=poll, return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    pass
+            pending = [f for f in futures if not f.done()]
+            failed = [f for f in futures if f.status in ("error", "cancelled")]
+            if failed:
+                f = failed[0]
+                q = futures.index(f)
+                exc = f.exception() if f.status == "error" else None
+                if isinstance(exc, ExecutorError):
+                    raise ExecutorError(str(exc)) from None
+                raise ExecutorError(f"spmd run failed on partition {q} (worker {placement[q]}): "
+                                    f"{type(exc).__name__ if exc else 'cancelled'}: {exc}") from None
+            if not pending:
+                break
+            alive = set(worker_addresses(client))
+            lost = sorted({placement[futures.index(f)] for f in pending} - alive)
+            if lost:
+                parts = [q for q in range(p) if placement[q] in lost]
+                raise WorkerLostError(f"worker {', '.join(lost)} (partitions {parts}) left the cluster during "
+                                      f"an spmd run; the run was cancelled. Run it again: the lost shards are "
+                                      f"rebuilt on the remaining workers first")
+        outputs = client.gather(futures)
+    finally:
+        client.cancel([f for f in futures if not f.done()])
+        try:
+            client.run(_drop_run, run=run)
+        except Exception:  # noqa: BLE001 - cleanup must not hide the real error
+            pass
+    records = outputs[0][1]
+    if on_step is not None:
+        for record in records:
+            on_step(record)
+    results = [outputs[0][0]] if program.replicated_result else [o[0] for o in outputs]
+    return results, records
