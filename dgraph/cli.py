@@ -26,6 +26,36 @@ def _graph_args(p, need_file=True):
     p.add_argument("--backend", default="numpy", choices=["numpy", "cupy"], help="array backend (default numpy)")
 
 
+def _dist_args(p):
+    p.add_argument("--partitions", type=int, help="split the graph into this many partitions")
+    p.add_argument("--method", default="range", choices=["range", "hash", "metis"], help="partitioner")
+    p.add_argument("--executor", choices=["local", "tasks", "spmd"],
+                   help="local (one process), tasks (a Dask task graph per superstep) or spmd (default with a cluster)")
+    p.add_argument("--exchange", default="butterfly", help="butterfly[:FANOUT] or all-to-all")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="use a running Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--workers", type=int, help="workers of the local Dask cluster (default: cores, or GPUs)")
+    p.add_argument("--protocol", default="tcp", choices=["tcp", "ucx"], help="comm protocol of a local cluster")
+
+
+def _client(args):
+    """The Dask client a partitioned command needs (None for the local executor)."""
+    if args.scheduler is None and args.executor in (None, "local") and not args.workers:
+        return None
+    from .cluster import connect  # noqa: PLC0415
+
+    if args.scheduler:
+        return connect(args.scheduler)
+    if args.backend == "cupy":
+        return connect("cuda", workers=args.workers, protocol=args.protocol)
+    return connect(workers=args.workers or args.partitions, protocol=args.protocol)
+
+
+def _exchange(args):
+    from .exchange import parse_exchange  # noqa: PLC0415
+
+    return parse_exchange(args.exchange, p=args.partitions or 1)
+
+
 def _load(args):
     from .bench.spec import load_graph  # noqa: PLC0415
 
@@ -61,7 +91,16 @@ def cmd_bfs(args):
 
         check_output_path(args.output, overwrite=args.overwrite, fmt=args.output_format)
     G = _load(args)
-    r = dgraph.bfs(G, _vertex_arg(G, args.source, "source"), direction=args.direction)
+    source = _vertex_arg(G, args.source, "source")
+    if args.partitions:
+        client = _client(args)
+        target = G.partition(args.partitions, args.method, client=client or False, backend=args.backend)
+        r = dgraph.bfs(target, source, direction=args.direction, executor=args.executor,
+                       exchange=_exchange(args))
+    else:
+        if args.executor not in (None, "local") or args.scheduler:
+            raise InputError("--executor tasks/spmd and --scheduler need --partitions P")
+        r = dgraph.bfs(G, source, direction=args.direction)
     reached = int((r.to_numpy()["depth"] >= 0).sum())
     print(f"bfs from {args.source}: reached {reached:,} of {G.num_vertices:,} vertices in "
           f"{r.supersteps} supersteps, {r.run_time * 1e3:.2f} ms ({G.backend})")
@@ -74,15 +113,29 @@ def cmd_bfs(args):
 def cmd_bench(args):
     from .bench import bench_bfs, format_report  # noqa: PLC0415
 
-    if args.algorithm != "bfs":
-        raise InputError(f"bench {args.algorithm!r}: available benchmarks: bfs")
+    if args.algorithm not in ("bfs", "superstep"):
+        raise InputError(f"bench {args.algorithm!r}: available benchmarks: bfs, superstep")
+    if args.algorithm == "superstep" and args.file is None and args.generate is None:
+        args.generate = "rmat:scale=10"
     G = _load(args)
     source = args.source
     if source not in (None, "max-degree", "corner"):
         source = _vertex_arg(G, source, "source")
-    fig = bench_bfs(G, source=source, backend=args.backend, direction=args.direction,
-                    repeat=args.repeat, anchors=not args.no_anchor)
-    print(format_report(fig))
+    client = _client(args) if args.partitions else None
+    if args.algorithm == "superstep":
+        from .bench.superstep import bench_superstep, format_superstep  # noqa: PLC0415
+
+        if not args.partitions:
+            raise InputError("bench superstep needs --partitions P")
+        PG = G.partition(args.partitions, args.method, client=client or False, backend=args.backend)
+        fig = bench_superstep(PG, executor=args.executor or ("spmd" if client else "local"),
+                              exchange=_exchange(args), supersteps=args.supersteps, repeat=args.repeat)
+        print(format_superstep(fig))
+    else:
+        fig = bench_bfs(G, source=source, backend=args.backend, direction=args.direction, repeat=args.repeat,
+                        anchors=not args.no_anchor, partitions=args.partitions, executor=args.executor,
+                        exchange=_exchange(args), method=args.method, client=client)
+        print(format_report(fig))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(fig, fh, indent=2, default=str)
@@ -105,16 +158,19 @@ def build_parser():
     p.add_argument("-o", "--output", help="write depth and parent (.csv .parquet .npz, or graphalytics)")
     p.add_argument("--output-format", help="csv, parquet, npz or graphalytics (default: by extension)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing output file")
+    _dist_args(p)
     p.set_defaults(func=cmd_bfs)
 
     p = sub.add_parser("bench", help="benchmarks, printed beside their anchors")
-    p.add_argument("algorithm", help="bfs")
+    p.add_argument("algorithm", help="bfs or superstep (an empty superstep: executor overhead)")
     _graph_args(p)
     p.add_argument("--source", default=None, help="'max-degree' (default), 'corner' or a vertex id")
     p.add_argument("--direction", default="auto", choices=["auto", "push", "pull"])
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--no-anchor", action="store_true", help="skip the anchor measurements")
     p.add_argument("--json", help="also write the figures to this JSON file")
+    p.add_argument("--supersteps", type=int, default=50, help="bench superstep: supersteps per run")
+    _dist_args(p)
     p.set_defaults(func=cmd_bench)
     return parser
 

@@ -69,7 +69,7 @@ def test_connect_again_closes_the_previous_cluster():
 
 def test_current_client_falls_back_to_a_client_the_user_made():
     assert cluster.current_client() is None
-    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as lc, \
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as lc, \
             distributed.Client(lc) as user_client:
         assert cluster.current_client() is user_client
         # connect() adopts a client object as is, and close() leaves it open
@@ -77,7 +77,23 @@ def test_current_client_falls_back_to_a_client_the_user_made():
         assert cluster.worker_addresses() == list(lc.scheduler_info["workers"])
         cluster.close()
         assert user_client.status == "running"
+        # a Cluster object: connect() makes (and close() closes) a client, not the cluster
+        client = cluster.connect(lc)
+        assert client is not user_client and cluster.current_client() is client
+        cluster.close()
+        assert client.status == "closed" and lc.status.name == "running"
     assert cluster.current_client() is None
+
+
+def test_missing_package_does_not_close_the_current_cluster(monkeypatch):
+    with distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as lc:
+        client = cluster.connect(lc)
+        monkeypatch.setitem(sys.modules, "dask_cuda", None)
+        with pytest.raises(ClusterError):
+            cluster.connect("cuda")
+        with pytest.raises(ClusterError):
+            cluster.connect("nowhere")
+        assert cluster.current_client() is client and client.status == "running"
 
 
 def test_no_client_is_a_cluster_error():
@@ -170,7 +186,7 @@ def test_cuda_starts_local_cuda_cluster_with_nvls_off(monkeypatch):
     client = cluster.connect("cuda", workers=1, rmm_pool_size=None)
     try:
         assert seen["n_workers"] == 1 and seen["protocol"] == "tcp"
-        assert seen["threads_per_worker"] == 1 and seen["dashboard_address"] is None
+        assert seen["threads_per_worker"] == 1 and seen["scheduler_kwargs"]["dashboard"] is False
         assert "rmm_pool_size" in seen  # extra keywords go to LocalCUDACluster
         env = client.run(lambda: os.environ.get("NCCL_NVLS_ENABLE"))
         assert list(env.values()) == ["0"]
@@ -277,3 +293,43 @@ def test_scheduler_and_worker_started_by_hand(spawn):
     cluster.close()  # closes our client only: the scheduler and worker keep running
     assert client.status == "closed"
     assert scheduler.poll() is None and worker.poll() is None
+
+
+# ------------------------------------------- the real LocalCUDACluster (GPU)
+
+
+def _has(module):
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("protocol", ["tcp", "ucx"])
+def test_cuda_cluster_one_worker_per_gpu(protocol):
+    from dgraph.backend import gpu_available
+
+    if not gpu_available():
+        pytest.skip("no usable CUDA GPU / CuPy")
+    if not _has("dask_cuda"):
+        pytest.skip("dask-cuda is not installed")
+    if protocol == "ucx" and not _has("distributed_ucxx"):
+        pytest.skip("distributed-ucxx is not installed")
+    import cupy
+
+    n_gpus = cupy.cuda.runtime.getDeviceCount()
+    client = cluster.connect("cuda", protocol=protocol, timeout=60)
+    assert client.scheduler.address.startswith(f"{protocol}://")
+    devices = cluster.worker_devices(client)
+    assert len(devices) == n_gpus
+    assert all(d.gpu is not None for d in devices)
+    assert len({d.gpu.index for d in devices}) == n_gpus  # one GPU per worker
+    assert len({d.pid for d in devices}) == n_gpus
+    env = client.run(lambda: os.environ.get("NCCL_NVLS_ENABLE"))
+    assert set(env.values()) == {os.environ.get("NCCL_NVLS_ENABLE", "0")}
+    cluster.close()
+    if n_gpus > 1:  # workers= limits the GPUs used
+        client = cluster.connect("cuda", workers=1, protocol=protocol, timeout=60)
+        assert len(cluster.worker_addresses(client)) == 1

@@ -99,8 +99,14 @@ def spmv_bfs_ms(G, source_internal, repeat):
     return statistics.median(times[1:]) * 1e3
 
 
-def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, anchors=True, graph_name=None):
-    """Run the benchmark; returns a dict of figures (printed by :func:`format_report`)."""
+def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, anchors=True, graph_name=None,
+              partitions=None, executor=None, exchange="butterfly", fanout=None, method="range", client=None):
+    """Run the benchmark; returns a dict of figures (printed by :func:`format_report`).
+
+    With ``partitions`` the graph is split (``method``) and run by ``executor``
+    ('local' simulates the partitions in this process; 'tasks'/'spmd' need
+    ``client``); the unpartitioned local run is then measured as the anchor.
+    """
     import dgraph  # noqa: PLC0415
 
     G = G.to(backend)
@@ -110,14 +116,20 @@ def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, an
         from ..backend import cpu_kernels  # noqa: PLC0415
 
         cpu_kernels.warm_up()
-    r = dgraph.bfs(G, src, direction=direction)  # warm-up: compile, build the CSC
+    target, opts = G, {}
+    if partitions:
+        executor = executor or ("spmd" if client else "local")
+        target = G.partition(partitions, method, client=client if executor != "local" else False, backend=backend)
+        opts = dict(executor=executor, exchange=exchange, fanout=fanout)
+    r = dgraph.bfs(target, src, direction=direction, **opts)  # warm-up: compile, build the CSC
     times = []
     with peak_memory(backend) as mem:
         for _ in range(repeat):
-            r = dgraph.bfs(G, src, direction=direction)
+            r = dgraph.bfs(target, src, direction=direction, **opts)
             times.append(r.run_time)
     ms = statistics.median(times) * 1e3
     edges = traversed_edges(G, r.raw("depth"))
+    stats = r.stats
     out = {
         "graph": graph_name or G.name or "graph",
         "backend": backend,
@@ -131,14 +143,21 @@ def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, an
         "traversed_edges": edges,
         "mteps": edges / (ms * 1e3) if ms else float("nan"),
         "supersteps": r.supersteps,
-        "directions": run_lengths(list(r.stats["direction"])),
+        "directions": run_lengths(list(stats["direction"])) if len(stats) else "",
         "per_superstep_ms": ms / max(r.supersteps, 1),
-        "peak_run_bytes": mem["peak_bytes"],
+        "peak_run_bytes": mem["peak_bytes"] if not (partitions and executor != "local") else None,
         "graph_bytes": graph_bytes(G),
         "anchors": {},
     }
+    if partitions:
+        total = int(stats["bytes_exchanged"].sum()) if "bytes_exchanged" in stats else 0
+        out.update(partitions=partitions, executor=executor, exchange=r.params["exchange"], fanout=r.params["fanout"],
+                   method=method, bytes_exchanged=total, bytes_per_superstep=total / max(r.supersteps, 1))
     if anchors:
-        if backend == "numpy":
+        if partitions:
+            base = [dgraph.bfs(G, src, direction=direction).run_time for _ in range(repeat + 1)][1:]
+            out["anchors"]["dgraph local, 1 partition"] = statistics.median(base) * 1e3
+        elif backend == "numpy":
             out["anchors"]["scipy breadth_first_order"] = scipy_bfs_ms(G, src_internal, repeat)
         else:
             out["anchors"]["CuPy SpMV BFS"] = spmv_bfs_ms(G, src_internal, repeat)

@@ -18,8 +18,13 @@ def format_report(fig: dict) -> str:
         f"  time        {fig['time_ms']:10.3f} ms   (median of {fig['repeat']}, min {fig['time_ms_min']:.3f} ms, warm-up excluded)",
         f"  MTEPS       {fig['mteps']:10.1f}      ({fig['traversed_edges']:,} edges traversed)",
         f"  supersteps  {fig['supersteps']:10d}      ({fig['directions']}; {fig['per_superstep_ms']:.3f} ms each)",
-        f"  memory      {_bytes(fig['peak_run_bytes']):>10}    peak during runs; graph {_bytes(fig['graph_bytes'])}",
     ]
+    if fig.get("peak_run_bytes") is not None:
+        lines.append(f"  memory      {_bytes(fig['peak_run_bytes']):>10}    peak during runs; graph {_bytes(fig['graph_bytes'])}")
+    if fig.get("partitions"):
+        ex = fig["exchange"] + (f":{fig['fanout']}" if fig["exchange"] == "butterfly" else "")
+        lines.insert(1, f"  partitions  {fig['partitions']:10d}      ({fig['method']}), executor {fig['executor']}, exchange {ex}")
+        lines.append(f"  exchanged   {_bytes(fig['bytes_exchanged']):>10}    in all; {_bytes(int(fig['bytes_per_superstep']))} per superstep")
     for name, ms in fig.get("anchors", {}).items():
         ratio = ms / fig["time_ms"] if fig["time_ms"] else float("nan")
         lines.append(f"  anchor      {ms:10.3f} ms   {name}: dgraph is {ratio:.2f}x its speed")

@@ -111,6 +111,7 @@ def connect(target=None, *, workers=None, threads_per_worker=1, protocol="tcp",
     timeout = _check_timeout(timeout)
     protocol = _check_protocol(protocol)
     kind, where = _parse_target(target, protocol)
+    dask_cuda = _preflight(kind, where, protocol)  # missing packages: fail before closing anything
 
     with _STATE.lock:
         close()
@@ -122,8 +123,8 @@ def connect(target=None, *, workers=None, threads_per_worker=1, protocol="tcp",
                                            dashboard, cluster_kwargs)
             owns = True
         elif kind == "cuda":
-            cluster, client = _start_cuda(workers, threads_per_worker, protocol, memory_limit,
-                                          dashboard, cluster_kwargs)
+            cluster, client = _start_cuda(dask_cuda, workers, threads_per_worker, protocol,
+                                          memory_limit, dashboard, cluster_kwargs)
             owns = True
         elif kind == "client":
             client, owns = where, False
@@ -182,16 +183,31 @@ def current_client():
 # ------------------------------------------------------------------ starters
 
 
+def _preflight(kind, where, protocol):
+    """Check the optional packages a target needs; returns dask_cuda for 'cuda'."""
+    dask_cuda = None
+    if kind == "cuda":
+        try:
+            import dask_cuda
+        except ImportError:
+            raise ClusterError("connect('cuda') needs dask-cuda, which is not installed: "
+                               "pip install dgraph[cuda]") from None
+    if kind in ("local", "cuda") and protocol in ("ucx", "ucxx"):
+        _require_ucx(f"connect({kind!r}, protocol={protocol!r})")
+    elif kind in ("address", "file"):
+        address = _address_from_file(where) if kind == "file" else where
+        if isinstance(address, str) and address.split("://", 1)[0] in ("ucx", "ucxx"):
+            _require_ucx(f"connect({where!r})")
+    return dask_cuda
+
+
 def _start_local(workers, threads_per_worker, protocol, memory_limit, dashboard, kwargs):
-    if protocol in ("ucx", "ucxx"):
-        _require_ucx(f"connect('local', protocol={protocol!r})")
     from distributed import Client, LocalCluster
 
     n = workers if workers is not None else max(2, _cpu_count())
     options = dict(n_workers=n, threads_per_worker=threads_per_worker, processes=True,
-                   protocol=protocol, memory_limit=memory_limit,
-                   dashboard_address=":0" if dashboard else None,
-                   silence_logs=logging.WARNING)
+                   protocol=protocol, memory_limit=memory_limit, silence_logs=logging.WARNING)
+    options.update(_dashboard_options(dashboard, kwargs))
     options.update(kwargs)
     try:
         cluster = LocalCluster(**options)
@@ -204,29 +220,22 @@ def _start_local(workers, threads_per_worker, protocol, memory_limit, dashboard,
         client = Client(cluster)
     except Exception as exc:
         cluster.close()
-        raise ClusterError(f"started a local Dask cluster but could not connect to it: {exc}") from exc
+        raise ClusterError(f"started a local Dask cluster but could not connect to it: "
+                           f"{exc}") from exc
     return cluster, client
 
 
-def _start_cuda(workers, threads_per_worker, protocol, memory_limit, dashboard, kwargs):
-    try:
-        import dask_cuda
-    except ImportError:
-        raise ClusterError("connect('cuda') needs dask-cuda, which is not installed: "
-                           "pip install dgraph[cuda]") from None
-    if protocol in ("ucx", "ucxx"):
-        _require_ucx(f"connect('cuda', protocol={protocol!r})")
+def _start_cuda(dask_cuda, workers, threads_per_worker, protocol, memory_limit, dashboard,
+                kwargs):
     from distributed import Client
 
-    # NVLink SHARP (NVLS) multicast is not available everywhere (not on the
-    # project's GPU machines, see cluster/README.md): keep NCCL from trying it
-    # in the worker processes, which inherit this environment. A value the
-    # user set is kept.
+    # NVLink SHARP (NVLS) multicast must stay off on shared GPU hosts, the
+    # project's GPU machines among them (see cluster/README.md): the worker
+    # processes inherit this environment. A value already set is kept.
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
     options = dict(protocol=protocol, threads_per_worker=threads_per_worker,
-                   memory_limit=memory_limit,
-                   dashboard_address=":0" if dashboard else None,
-                   silence_logs=logging.WARNING)
+                   memory_limit=memory_limit, silence_logs=logging.WARNING)
+    options.update(_dashboard_options(dashboard, kwargs))
     if workers is not None:
         options["n_workers"] = workers
     options.update(kwargs)
@@ -244,7 +253,8 @@ def _start_cuda(workers, threads_per_worker, protocol, memory_limit, dashboard, 
         client = Client(cluster)
     except Exception as exc:
         cluster.close()
-        raise ClusterError(f"started a LocalCUDACluster but could not connect to it: {exc}") from exc
+        raise ClusterError(f"started a LocalCUDACluster but could not connect to it: "
+                           f"{exc}") from exc
     return cluster, client
 
 
@@ -253,15 +263,13 @@ def _attach(where, timeout, workers, scheduler_file=False):
     from distributed import Client
 
     if scheduler_file:
-        label = f"the scheduler in {where}"
         address = _address_from_file(where)
+        label = f"{address} (from {where})" if address != where else where
     elif isinstance(where, str):
         label, address = where, where
     else:  # a Cluster object
         address = getattr(where, "scheduler_address", None) or repr(where)
         label = address
-    if isinstance(address, str) and address.split("://", 1)[0] in ("ucx", "ucxx"):
-        _require_ucx(f"connect({label!r})")
     try:
         if scheduler_file:
             client = Client(scheduler_file=where, timeout=timeout)
@@ -276,8 +284,8 @@ def _attach(where, timeout, workers, scheduler_file=False):
         client.wait_for_workers(need, timeout=timeout)
     except (OSError, TimeoutError):
         have = _n_workers(client)
+        addr = getattr(getattr(client, "scheduler", None), "address", None) or address
         client.close()
-        addr = client.scheduler.address if getattr(client, "scheduler", None) else label
         raise ClusterError(f"the Dask scheduler at {label} has {have} worker(s) connected, "
                            f"{need} needed, and no more joined within {_secs(timeout)}: start "
                            f"workers with `dask worker {addr} --nthreads 1` (CPU) or "
@@ -373,6 +381,20 @@ def _require_ucx(what):
     except ImportError:
         raise ClusterError(f"{what} needs UCX support for Dask (distributed-ucxx), which is not "
                            f"installed: pip install dgraph[ucx]") from None
+
+
+def _dashboard_options(dashboard, kwargs):
+    """Scheduler dashboard on a random free port, or none at all.
+
+    Even without a dashboard the scheduler serves HTTP (health, metrics); it
+    goes on a random port too, so that no fixed port (8787) is taken or
+    warned about.
+    """
+    options = {"dashboard_address": ":0"}
+    if not dashboard:
+        user = kwargs.pop("scheduler_kwargs", None) or {}
+        options["scheduler_kwargs"] = {"dashboard": False, **user}
+    return options
 
 
 def _quiet_distributed(level):

@@ -88,6 +88,7 @@ def _from_wire(d):
 
 def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout):
     from distributed import get_worker, secede  # noqa: PLC0415
+    from distributed.protocol import to_serialize  # noqa: PLC0415
     from distributed.utils import sync  # noqa: PLC0415
 
     from ..exchange import bytes_moved  # noqa: PLC0415
@@ -99,11 +100,18 @@ def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout
     sends = [[t for t in rnd if t.src == q] for rnd in schedule.rounds]
     recvs = [[t for t in rnd if t.dst == q] for rnd in schedule.rounds]
 
+    async def send_one(addr, key, payload):
+        # one-way: the message is written and the connection returned to the pool, no reply awaited
+        comm = await worker.rpc.connect(addr)
+        try:
+            await comm.write({"op": HANDLER, "key": key, "payload": to_serialize(payload), "reply": False})
+        finally:
+            worker.rpc.reuse(addr, comm)
+
     async def send_all(msgs):
         import asyncio  # noqa: PLC0415
 
-        await asyncio.gather(*[worker.rpc(addr).dgraph_spmd_put(key=key, payload=payload)
-                               for addr, key, payload in msgs])
+        await asyncio.gather(*[send_one(*m) for m in msgs])
 
     state = program.init(shard)
     report = program.initial_report(shard, state)
@@ -164,10 +172,17 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
             if pending:
                 try:
                     wait(pending, timeout=poll, return_when="FIRST_COMPLETED")
-                except TimeoutError:
+                except Exception:  # noqa: BLE001 - a timeout, or futures cancelled: examined below
                     pass
             pending = [f for f in futures if not f.done()]
-            failed = [f for f in futures if f.status in ("error", "cancelled")]
+            alive = set(worker_addresses(client))
+            lost = sorted(set(placement) - alive)
+            if lost:
+                parts = [q for q in range(p) if placement[q] in lost]
+                raise WorkerLostError(f"worker {', '.join(lost)} (partitions {parts}) left the cluster during "
+                                      f"an spmd run; the run was cancelled. Run it again: the lost shards are "
+                                      f"rebuilt on the remaining workers first")
+            failed = [f for f in futures if f.status in ("error", "cancelled", "lost")]
             if failed:
                 f = failed[0]
                 q = futures.index(f)
@@ -175,16 +190,9 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
                 if isinstance(exc, ExecutorError):
                     raise ExecutorError(str(exc)) from None
                 raise ExecutorError(f"spmd run failed on partition {q} (worker {placement[q]}): "
-                                    f"{type(exc).__name__ if exc else 'cancelled'}: {exc}") from None
+                                    f"{type(exc).__name__ + ': ' + str(exc) if exc else f.status}") from None
             if not pending:
                 break
-            alive = set(worker_addresses(client))
-            lost = sorted({placement[futures.index(f)] for f in pending} - alive)
-            if lost:
-                parts = [q for q in range(p) if placement[q] in lost]
-                raise WorkerLostError(f"worker {', '.join(lost)} (partitions {parts}) left the cluster during "
-                                      f"an spmd run; the run was cancelled. Run it again: the lost shards are "
-                                      f"rebuilt on the remaining workers first")
         outputs = client.gather(futures)
     finally:
         client.cancel([f for f in futures if not f.done()])

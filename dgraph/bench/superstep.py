@@ -1,0 +1,43 @@
+"""``dgraph bench superstep``: the cost of one empty superstep per executor and exchange.
+
+An empty superstep runs no kernel and exchanges empty contributions over
+the full schedule; its time is the floor under every superstep of every
+algorithm on that executor (Dask's scheduler round trips for ``tasks``,
+worker-to-worker messages for ``spmd``).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from ..engine.idle import Idle
+from ..engine.run import run_program
+
+
+def bench_superstep(PG, *, executor="spmd", exchange="butterfly", fanout=None, supersteps=50, repeat=3):
+    times = []
+    for _ in range(repeat + 1):
+        t = time.perf_counter()
+        r = run_program(lambda ids: Idle(supersteps), PG, executor=executor, exchange=exchange, fanout=fanout)
+        times.append(time.perf_counter() - t)
+    per = [t / supersteps for t in times[1:]]
+    return {
+        "executor": executor,
+        "exchange": r.params["exchange"],
+        "fanout": r.params["fanout"],
+        "partitions": PG.num_parts,
+        "backend": PG.backend,
+        "supersteps": supersteps,
+        "repeat": repeat,
+        "per_superstep_ms": statistics.median(per) * 1e3,
+        "per_superstep_ms_min": min(per) * 1e3,
+    }
+
+
+def format_superstep(fig) -> str:
+    ex = fig["exchange"] + (f":{fig['fanout']}" if fig["exchange"] == "butterfly" else "")
+    return (f"empty superstep, executor {fig['executor']}, exchange {ex}, {fig['partitions']} partitions, "
+            f"{fig['backend']}:\n"
+            f"  per superstep {fig['per_superstep_ms']:9.3f} ms   (median of {fig['repeat']} runs of "
+            f"{fig['supersteps']} supersteps; min {fig['per_superstep_ms_min']:.3f} ms)")

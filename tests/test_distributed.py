@@ -1,0 +1,104 @@
+"""tasks and spmd executors on a LocalCluster of processes equal the local result, and fail clearly."""
+
+import os
+import time
+
+import numpy as np
+import pytest
+from graphs import corpus
+
+import dgraph
+from dgraph.backend import to_numpy
+from dgraph.errors import ExecutorError
+
+CASES = [(label, kw) for label, kw in corpus(60, seed=23)]
+
+
+@pytest.fixture(scope="module")
+def client():
+    from dgraph.cluster import close, connect
+
+    c = connect(workers=2, timeout=60)
+    yield c
+    close()
+
+
+def _source(G):
+    return G.ids.to_user(int(np.argmax(to_numpy(G.out_degree())))).item()
+
+
+def _same(r, ref, what):
+    np.testing.assert_array_equal(to_numpy(r.raw("depth")), to_numpy(ref.raw("depth")), err_msg=what)
+    np.testing.assert_array_equal(to_numpy(r.raw("parent")), to_numpy(ref.raw("parent")), err_msg=what)
+
+
+def test_executors_equal_local(client):
+    graphs = 0
+    for label, kw in CASES:
+        G = dgraph.from_edges(**kw)
+        if G.num_vertices == 0:
+            continue
+        graphs += 1
+        src = _source(G)
+        ref = dgraph.bfs(G, src)
+        for p in range(1, min(4, G.num_vertices) + 1):
+            PG = G.partition(p, client=client)
+            for exchange in ("butterfly", "all-to-all"):
+                for executor in ("tasks", "spmd"):
+                    r = dgraph.bfs(PG, src, executor=executor, exchange=exchange)
+                    _same(r, ref, f"{label} p={p} {exchange} {executor}")
+    assert graphs >= 50
+
+
+def test_fanouts_and_directions(client):
+    G = dgraph.generate("rmat", scale=10, seed=4, directed=True)
+    src = _source(G)
+    ref = dgraph.bfs(G, src)
+    PG = G.partition(4, method="hash", client=client)
+    for fanout in (1, 2, 3, 4):
+        for direction in ("push", "pull", "auto"):
+            r = dgraph.bfs(PG, src, executor="spmd", exchange="butterfly", fanout=fanout, direction=direction)
+            _same(r, ref, f"fanout {fanout} {direction}")
+    r = dgraph.bfs(PG, src, executor="tasks", exchange="butterfly:2")
+    _same(r, ref, "tasks butterfly:2")
+    assert r.params["executor"] == "tasks" and r.params["fanout"] == 2
+    assert r.stats["bytes_exchanged"].sum() > 0
+
+
+def test_more_partitions_than_workers(client):
+    G = dgraph.generate("grid", rows=6, cols=7)
+    PG = G.partition(5, client=client)
+    assert len(set(PG.workers)) == 2
+    _same(dgraph.bfs(PG, 0, executor="spmd"), dgraph.bfs(G, 0), "5 shards on 2 workers")
+
+
+def test_default_executor_is_spmd(client):
+    G = dgraph.generate("grid", rows=4, cols=4)
+    r = dgraph.bfs(G.partition(2, client=client), 0)
+    assert r.params["executor"] == "spmd"
+
+
+def _exit_soon(dask_worker):
+    import threading
+
+    threading.Timer(1.5, os._exit, args=(1,)).start()
+    return dask_worker.address
+
+
+def test_worker_lost_during_spmd_then_retry_succeeds():
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as c:
+        G = dgraph.generate("grid", rows=1, cols=4000)  # a path: 4,000 supersteps, long enough to be interrupted
+        PG = G.partition(2, client=c)
+        ref = dgraph.bfs(G, 0)
+        victim = PG.workers[1]
+        c.run(_exit_soon, workers=[victim])
+        t = time.perf_counter()
+        with pytest.raises(ExecutorError, match="left the cluster|got nothing|failed"):
+            dgraph.bfs(PG, 0, executor="spmd", direction="push")
+        assert time.perf_counter() - t < 60
+        c.wait_for_workers(2, timeout=60)  # the nanny restarts the worker under a new address
+        r = dgraph.bfs(PG, 0, executor="spmd", direction="push")
+        _same(r, ref, "retry after a lost worker")

@@ -1,0 +1,54 @@
+"""Partitioned BFS with CuPy shards on a LocalCUDACluster (tcp and ucx) equals the single-GPU run."""
+
+import numpy as np
+import pytest
+from graphs import corpus
+
+import dgraph
+from dgraph.backend import gpu_available, to_numpy
+
+pytestmark = pytest.mark.multigpu
+
+
+def _gpus():
+    if not gpu_available():
+        return 0
+    import cupy
+
+    return cupy.cuda.runtime.getDeviceCount()
+
+
+@pytest.fixture(scope="module", params=["tcp", "ucx"])
+def client(request):
+    if _gpus() < 2:
+        pytest.skip("needs two or more GPUs")
+    if request.param == "ucx":
+        pytest.importorskip("distributed_ucxx")
+    from dgraph.cluster import close, connect
+
+    c = connect("cuda", protocol=request.param, timeout=120)
+    yield c
+    close()
+
+
+def _same(r, ref, what):
+    np.testing.assert_array_equal(to_numpy(r.raw("depth")), to_numpy(ref.raw("depth")), err_msg=what)
+    np.testing.assert_array_equal(to_numpy(r.raw("parent")), to_numpy(ref.raw("parent")), err_msg=what)
+
+
+def test_cupy_shards_equal_single_gpu(client):
+    graphs = [dgraph.generate("rmat", scale=14, seed=1), dgraph.generate("rmat", scale=12, seed=2, directed=True),
+              dgraph.generate("grid", rows=30, cols=40)]
+    graphs += [dgraph.from_edges(**kw) for _, kw in list(corpus(60, seed=31))[15:]]
+    for i, G in enumerate(graphs):
+        if G.num_vertices < 4:
+            continue
+        src = G.ids.to_user(int(np.argmax(to_numpy(G.out_degree())))).item()
+        ref = dgraph.bfs(G.to("cupy"), src)
+        for p in (2, 4):
+            PG = G.partition(p, client=client, backend="cupy")
+            for exchange in ("butterfly", "all-to-all"):
+                for executor in ("spmd", "tasks"):
+                    r = dgraph.bfs(PG, src, executor=executor, exchange=exchange)
+                    assert r.backend == "cupy"
+                    _same(r, ref, f"graph {i} p={p} {exchange} {executor}")
