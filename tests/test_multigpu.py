@@ -39,7 +39,7 @@ def _same(r, ref, what):
 def test_cupy_shards_equal_single_gpu(client):
     graphs = [dgraph.generate("rmat", scale=14, seed=1), dgraph.generate("rmat", scale=12, seed=2, directed=True),
               dgraph.generate("grid", rows=30, cols=40)]
-    graphs += [dgraph.from_edges(**kw) for _, kw in list(corpus(60, seed=31))[15:]]
+    graphs += [dgraph.from_edges(**kw) for _, kw in list(corpus(40, seed=31))[15:]]
     for i, G in enumerate(graphs):
         if G.num_vertices < 4:
             continue
