@@ -35,6 +35,8 @@ def _dist_args(p):
     p.add_argument("--scheduler", metavar="ADDRESS", help="use a running Dask scheduler, e.g. tcp://host:8786")
     p.add_argument("--workers", type=int, help="workers of the local Dask cluster (default: cores, or GPUs)")
     p.add_argument("--protocol", default="tcp", choices=["tcp", "ucx"], help="comm protocol of a local cluster")
+    p.add_argument("--transport", default="auto", choices=["auto", "dask", "nccl"],
+                   help="spmd data path: dask worker comm, or NCCL between GPUs (auto: NCCL where it applies)")
 
 
 def _client(args):
@@ -96,7 +98,7 @@ def cmd_bfs(args):
         client = _client(args)
         target = G.partition(args.partitions, args.method, client=client or False, backend=args.backend)
         r = dgraph.bfs(target, source, direction=args.direction, executor=args.executor,
-                       exchange=_exchange(args))
+                       exchange=_exchange(args), transport=args.transport)
     else:
         if args.executor not in (None, "local") or args.scheduler:
             raise InputError("--executor tasks/spmd and --scheduler need --partitions P")
@@ -129,12 +131,13 @@ def cmd_bench(args):
             raise InputError("bench superstep needs --partitions P")
         PG = G.partition(args.partitions, args.method, client=client or False, backend=args.backend)
         fig = bench_superstep(PG, executor=args.executor or ("spmd" if client else "local"),
-                              exchange=_exchange(args), supersteps=args.supersteps, repeat=args.repeat)
+                              exchange=_exchange(args), supersteps=args.supersteps, repeat=args.repeat,
+                              transport=args.transport)
         print(format_superstep(fig))
     else:
         fig = bench_bfs(G, source=source, backend=args.backend, direction=args.direction, repeat=args.repeat,
                         anchors=not args.no_anchor, partitions=args.partitions, executor=args.executor,
-                        exchange=_exchange(args), method=args.method, client=client)
+                        exchange=_exchange(args), method=args.method, client=client, transport=args.transport)
         print(format_report(fig))
     if args.json:
         with open(args.json, "w") as fh:

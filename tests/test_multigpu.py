@@ -47,8 +47,12 @@ def test_cupy_shards_equal_single_gpu(client):
         ref = dgraph.bfs(G.to("cupy"), src)
         for p in (2, 4):
             PG = G.partition(p, client=client, backend="cupy")
+            runs = [("tasks", "auto"), ("spmd", "auto")] + ([("spmd", "dask")] if p == 2 else [])
             for exchange in ("butterfly", "all-to-all"):
-                for executor in ("spmd", "tasks"):
-                    r = dgraph.bfs(PG, src, executor=executor, exchange=exchange)
+                for executor, transport in runs:
+                    r = dgraph.bfs(PG, src, executor=executor, exchange=exchange, transport=transport)
                     assert r.backend == "cupy"
-                    _same(r, ref, f"graph {i} p={p} {exchange} {executor}")
+                    if executor == "spmd":
+                        expected = "nccl" if (p == 2 and transport == "auto") else "dask"
+                        assert r.params["transport"] == expected
+                    _same(r, ref, f"graph {i} p={p} {exchange} {executor} {transport}")

@@ -8,10 +8,12 @@ the vectorized operators in :mod:`dgraph.ops` and is the reference the
 fused kernels are tested against.
 
 Across partitions it is ButterFly BFS: every shard keeps the global depth
-and parent arrays, advances from the frontier vertices it owns, and the
-shards all-gather what they discovered (butterfly or all-to-all), so every
-shard ends each superstep with the same global frontier and can pull from
-it when the direction switches.
+array, advances from the frontier vertices it owns, and the shards
+all-gather what they discovered (butterfly or all-to-all) as vertex ids or
+as a bitmap, whichever is smaller, so every shard ends each superstep with
+the same global frontier and can pull from it when the direction switches.
+Parents stay where they were found and are reconciled once, after the last
+superstep (the smallest candidate wins).
 
 The parent of a vertex is its smallest-id neighbor in the previous level,
 whichever direction, partition or backend found it, so every run on every
@@ -92,26 +94,17 @@ class BFS(Program):
         kernel = _VISITS[(backend if self.kernels == "fused" else "generic", st.direction)]
         whole = shard.num_parts == 1
         claimed, touched, degsum = kernel(shard, st, m_f if whole else None)
-        arrays = {"v": claimed} if whole else {"v": claimed, "u": st.parents[claimed]}
-        return Contribution(arrays, {"count": len(claimed), "edges": touched, "degsum": degsum,
-                                     "input_frontier": nf})
+        return Contribution(_frontier_payload(shard, claimed, whole),
+                            {"count": len(claimed), "edges": touched, "degsum": degsum, "input_frontier": nf})
 
     def receive(self, shard, st, contributions, ctx):
-        xp = shard.xp
         if len(contributions) == 1:
             c = contributions[0]
             new, count, degsum = c.arrays["v"], c.counters["count"], c.counters["degsum"]
         else:
-            others = [c for i, c in enumerate(contributions) if i != shard.part]
-            vs = [to_backend(c.arrays["v"], xp) for c in others]
-            us = [to_backend(c.arrays["u"], xp) for c in others]
-            if vs:
-                v, u = xp.concatenate(vs), xp.concatenate(us)
-                fresh = v[st.labels[v] < 0]
-                st.labels[fresh] = st.level
-                st.parents[fresh] = np.iinfo(st.parents.dtype).max
-                scatter_min(st.parents, v, u.astype(st.parents.dtype, copy=False))
-            new = xp.unique(xp.concatenate([to_backend(c.arrays["v"], xp) for c in contributions]))
+            new = _union(shard, contributions)
+            fresh = new[st.labels[new] < 0]
+            st.labels[fresh] = st.level
             count = len(new)
             degsum = int(shard.degree[new].sum())
         st.frontier = Frontier(shard.n, ids=new)
@@ -120,11 +113,60 @@ class BFS(Program):
         return {"direction": st.direction, "frontier": count, "edges": sum(c.counters["edges"] for c in contributions),
                 "frontier_edges": degsum}
 
+    def final_contribution(self, shard, st):
+        """The parents this shard found: (vertex, parent) pairs, reconciled by minimum."""
+        if shard.num_parts == 1:
+            return None
+        v = shard.xp.flatnonzero(st.parents != st.unset).astype(st.parents.dtype)
+        return Contribution({"v": v, "u": st.parents[v]}, {})
+
+    def final_receive(self, shard, st, contributions):
+        xp = shard.xp
+        others = [c for i, c in enumerate(contributions) if i != shard.part]
+        if not others:
+            return
+        v = xp.concatenate([to_backend(c.arrays["v"], xp) for c in others])
+        u = xp.concatenate([to_backend(c.arrays["u"], xp) for c in others]).astype(st.parents.dtype)
+        big = np.iinfo(st.parents.dtype).max
+        if st.unset != big:
+            st.parents[v[st.parents[v] == st.unset]] = big
+        scatter_min(st.parents, v, u)
+
     def finish(self, shard, st):
         parents = st.parents
         if st.unset != -1:
             parents = shard.xp.where(parents == st.unset, -1, parents)
         return {"depth": st.labels, "parent": parents}
+
+
+# -- what travels between shards --------------------------------------------------------
+
+def _frontier_payload(shard, claimed, whole):
+    """The vertices a shard claimed: as ids, or as a packed bitmap when that is smaller."""
+    if whole:
+        return {"v": claimed}
+    xp = shard.xp
+    if claimed.itemsize * len(claimed) <= shard.n // 8:
+        return {"ids": claimed, "bits": xp.empty(0, dtype=np.uint8)}
+    mask = xp.zeros(shard.n, dtype=bool)
+    mask[claimed] = True
+    return {"ids": xp.empty(0, dtype=claimed.dtype), "bits": xp.packbits(mask)}
+
+
+def _union(shard, contributions):
+    """The sorted union of every shard's claimed vertices."""
+    xp = shard.xp
+    if all(len(c.arrays["bits"]) == 0 for c in contributions):
+        return xp.unique(xp.concatenate([to_backend(c.arrays["ids"], xp) for c in contributions]))
+    mask = xp.zeros(shard.n, dtype=bool)
+    for c in contributions:
+        bits = to_backend(c.arrays["bits"], xp)
+        if len(bits):
+            mask |= xp.unpackbits(bits)[: shard.n].astype(bool)
+        ids = to_backend(c.arrays["ids"], xp)
+        if len(ids):
+            mask[ids] = True
+    return xp.flatnonzero(mask).astype(shard.indices.dtype)
 
 
 # -- the visit step per (kernel set, direction) -----------------------------------------
@@ -236,7 +278,7 @@ _VISITS = {
 
 
 def bfs(G, source, *, direction="auto", backend=None, executor=None, exchange="butterfly", fanout=None,
-        alpha=15.0, beta=18.0, kernels="fused", on_step=None):
+        transport="auto", alpha=15.0, beta=18.0, kernels="fused", on_step=None):
     """Breadth-first search from ``source`` (a user vertex id).
 
     Returns a :class:`~dgraph.engine.result.Result` with columns ``depth``
@@ -252,6 +294,8 @@ def bfs(G, source, *, direction="auto", backend=None, executor=None, exchange="b
         superstep) or 'spmd' (one Dask task per shard, direct exchange);
         None picks 'local' for a Graph and 'spmd' for a PartitionedGraph.
     exchange, fanout : 'butterfly' (``fanout`` partners a round, default 4) or 'all-to-all'.
+    transport : how spmd moves data: 'dask' (worker comm: tcp or ucx), 'nccl'
+        (CuPy shards, one per GPU) or 'auto' (nccl where it applies).
     kernels : 'fused' (compiled kernels) or 'generic' (composed operators).
     """
     from ..engine.run import run_program  # noqa: PLC0415
@@ -266,7 +310,7 @@ def bfs(G, source, *, direction="auto", backend=None, executor=None, exchange="b
                    kernels=kernels)
 
     return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
-                       on_step=on_step, vertex_columns=("parent",), missing={"depth": -1, "parent": -1},
+                       transport=transport, on_step=on_step, vertex_columns=("parent",), missing={"depth": -1, "parent": -1},
                        params={"source": source, "direction": direction})
 
 

@@ -100,7 +100,8 @@ def spmv_bfs_ms(G, source_internal, repeat):
 
 
 def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, anchors=True, graph_name=None,
-              partitions=None, executor=None, exchange="butterfly", fanout=None, method="range", client=None):
+              partitions=None, executor=None, exchange="butterfly", fanout=None, method="range", client=None,
+              transport="auto"):
     """Run the benchmark; returns a dict of figures (printed by :func:`format_report`).
 
     With ``partitions`` the graph is split (``method``) and run by ``executor``
@@ -120,7 +121,7 @@ def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, an
     if partitions:
         executor = executor or ("spmd" if client else "local")
         target = G.partition(partitions, method, client=client if executor != "local" else False, backend=backend)
-        opts = dict(executor=executor, exchange=exchange, fanout=fanout)
+        opts = dict(executor=executor, exchange=exchange, fanout=fanout, transport=transport)
     r = dgraph.bfs(target, src, direction=direction, **opts)  # warm-up: compile, build the CSC
     times = []
     with peak_memory(backend) as mem:
@@ -152,6 +153,7 @@ def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, an
     if partitions:
         total = int(stats["bytes_exchanged"].sum()) if "bytes_exchanged" in stats else 0
         out.update(partitions=partitions, executor=executor, exchange=r.params["exchange"], fanout=r.params["fanout"],
+                   transport=r.params.get("transport", "-"),
                    method=method, bytes_exchanged=total, bytes_per_superstep=total / max(r.supersteps, 1))
     if anchors:
         if partitions:

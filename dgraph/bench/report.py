@@ -23,7 +23,8 @@ def format_report(fig: dict) -> str:
         lines.append(f"  memory      {_bytes(fig['peak_run_bytes']):>10}    peak during runs; graph {_bytes(fig['graph_bytes'])}")
     if fig.get("partitions"):
         ex = fig["exchange"] + (f":{fig['fanout']}" if fig["exchange"] == "butterfly" else "")
-        lines.insert(1, f"  partitions  {fig['partitions']:10d}      ({fig['method']}), executor {fig['executor']}, exchange {ex}")
+        lines.insert(1, f"  partitions  {fig['partitions']:10d}      ({fig['method']}), executor {fig['executor']} "
+                        f"({fig.get('transport', '-')}), exchange {ex}")
         lines.append(f"  exchanged   {_bytes(fig['bytes_exchanged']):>10}    in all; {_bytes(int(fig['bytes_per_superstep']))} per superstep")
     for name, ms in fig.get("anchors", {}).items():
         ratio = ms / fig["time_ms"] if fig["time_ms"] else float("nan")

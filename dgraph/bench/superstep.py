@@ -15,11 +15,13 @@ from ..engine.idle import Idle
 from ..engine.run import run_program
 
 
-def bench_superstep(PG, *, executor="spmd", exchange="butterfly", fanout=None, supersteps=50, repeat=3):
+def bench_superstep(PG, *, executor="spmd", exchange="butterfly", fanout=None, supersteps=50, repeat=3,
+                    transport="auto"):
     times = []
     for _ in range(repeat + 1):
         t = time.perf_counter()
-        r = run_program(lambda ids: Idle(supersteps), PG, executor=executor, exchange=exchange, fanout=fanout)
+        r = run_program(lambda ids: Idle(supersteps), PG, executor=executor, exchange=exchange, fanout=fanout,
+                        transport=transport)
         times.append(time.perf_counter() - t)
     per = [t / supersteps for t in times[1:]]
     return {
@@ -27,6 +29,7 @@ def bench_superstep(PG, *, executor="spmd", exchange="butterfly", fanout=None, s
         "exchange": r.params["exchange"],
         "fanout": r.params["fanout"],
         "partitions": PG.num_parts,
+        "transport": r.params.get("transport", "-"),
         "backend": PG.backend,
         "supersteps": supersteps,
         "repeat": repeat,
@@ -37,7 +40,8 @@ def bench_superstep(PG, *, executor="spmd", exchange="butterfly", fanout=None, s
 
 def format_superstep(fig) -> str:
     ex = fig["exchange"] + (f":{fig['fanout']}" if fig["exchange"] == "butterfly" else "")
-    return (f"empty superstep, executor {fig['executor']}, exchange {ex}, {fig['partitions']} partitions, "
+    return (f"empty superstep, executor {fig['executor']} ({fig['transport']}), exchange {ex}, "
+            f"{fig['partitions']} partitions, "
             f"{fig['backend']}:\n"
             f"  per superstep {fig['per_superstep_ms']:9.3f} ms   (median of {fig['repeat']} runs of "
             f"{fig['supersteps']} supersteps; min {fig['per_superstep_ms_min']:.3f} ms)")

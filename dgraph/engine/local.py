@@ -43,4 +43,8 @@ def run_local(program, shards, *, max_supersteps=None, on_step=None, sync=None):
         if on_step is not None:
             on_step(record)
         step += 1
+    finals = [program.final_contribution(s, st) for s, st in zip(shards, states)]
+    if finals[0] is not None:
+        for s, st in zip(shards, states):
+            program.final_receive(s, st, finals)
     return [program.finish(s, st) for s, st in zip(shards, states)], records

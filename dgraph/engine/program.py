@@ -14,6 +14,9 @@ A Program is written once, per shard (see :mod:`dgraph.partition.shard`):
   no extra reduction.
 - ``converged(report, step) -> bool`` and ``finish(shard, state) -> {column: array}``
   (the shard's owned vertices, or all vertices when ``replicated_result``).
+- optionally ``final_contribution(shard, state)`` and ``final_receive(shard,
+  state, contributions)``: one more exchange after convergence, for state
+  that is cheaper to reconcile once than every superstep (BFS parents).
 
 Executors (``local`` here; ``tasks`` and ``spmd`` on Dask) differ only in
 where shards live and how contributions travel (an exchange schedule:
@@ -67,3 +70,10 @@ class Program:
 
     def finish(self, shard, state) -> dict:
         raise NotImplementedError
+
+    def final_contribution(self, shard, state):
+        """What to exchange once after the last superstep (None: nothing)."""
+        return None
+
+    def final_receive(self, shard, state, contributions) -> None:
+        pass

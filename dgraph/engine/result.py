@@ -23,7 +23,9 @@ class Result:
                  stats=None, params=None, backend="numpy", run_time=None):
         self.algorithm = algorithm
         self.ids = ids
-        self._columns = dict(columns)
+        # a callable is a deferred fetch (e.g. from Dask workers), resolved on first use
+        self._fetch = columns if callable(columns) else None
+        self._cols = None if callable(columns) else dict(columns)
         self.vertex_columns = tuple(vertex_columns)
         self.missing = dict(missing or {})
         self._stats = list(stats or [])
@@ -32,6 +34,13 @@ class Result:
         self.run_time = run_time
 
     # -- columns -------------------------------------------------------------------
+    @property
+    def _columns(self):
+        if self._cols is None:
+            self._cols = dict(self._fetch())
+            self._fetch = None
+        return self._cols
+
     @property
     def columns(self):
         return list(self._columns)
@@ -64,7 +73,7 @@ class Result:
         return out
 
     def __getattr__(self, name):
-        if name.startswith("_"):
+        if name.startswith("_") or name in ("algorithm", "ids", "vertex_columns", "missing", "params"):
             raise AttributeError(name)
         if name in self._columns:
             return self.column(name)

@@ -30,7 +30,7 @@ def resolve_graph(G, backend):
 
 
 def run_program(make_program, G, *, backend=None, executor=None, exchange="butterfly", fanout=None,
-                on_step=None, vertex_columns=(), missing=None, params=None, max_supersteps=None):
+                transport="auto", on_step=None, vertex_columns=(), missing=None, params=None, max_supersteps=None):
     """``make_program(ids)`` builds the Program once the vertex ids are known (to map sources)."""
     from ..partition.partitioned import PartitionedGraph  # noqa: PLC0415
     from ..partition.shard import whole_graph_shard  # noqa: PLC0415
@@ -74,10 +74,20 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
         else:
             from .spmd import run_spmd  # noqa: PLC0415
 
-            results, records = run_spmd(program, G, schedule, on_step=on_step, max_supersteps=max_supersteps)
-        columns = results[0] if program.replicated_result else _assemble(G, results)
+            results, records = run_spmd(program, G, schedule, on_step=on_step, max_supersteps=max_supersteps,
+                                        transport=transport)
+        if G.distributed and executor != "local":
+            client = G.client
+
+            def columns(results=results, replicated=program.replicated_result):
+                got = client.gather(results)
+                return got[0] if replicated else _assemble(G, got)
+        else:
+            columns = results[0] if program.replicated_result else _assemble(G, results)
         params = dict(params or {}, executor=executor, exchange=schedule.kind, fanout=schedule.fanout,
                       partitions=G.num_parts)
+        if records and "transport" in records[0]:
+            params["transport"] = records[0]["transport"]
     elapsed = time.perf_counter() - t0
     return Result(program.name, G.ids, columns, vertex_columns=vertex_columns, missing=missing, stats=records,
                   params=params, backend=G.backend, run_time=elapsed)

@@ -86,7 +86,7 @@ def _from_wire(d):
     return None if d is None else Contribution(d["arrays"], d["counters"])
 
 
-def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout):
+def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid=None):
     from distributed import get_worker, secede  # noqa: PLC0415
     from distributed.protocol import to_serialize  # noqa: PLC0415
     from distributed.utils import sync  # noqa: PLC0415
@@ -113,16 +113,9 @@ def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout
 
         await asyncio.gather(*[send_one(*m) for m in msgs])
 
-    state = program.init(shard)
-    report = program.initial_report(shard, state)
-    records = []
-    step = 0
-    last = time.perf_counter()
-    while not program.converged(report, step):
-        if max_supersteps is not None and step >= max_supersteps:
-            break
-        ctx = StepContext(step, report, p)
-        held = {q: program.superstep(shard, state, ctx)}
+    def exchange_dask(mine, step):
+        """Run the schedule's rounds for one contribution; -> every partition's, in order."""
+        held = {q: mine}
         for k in range(schedule.num_rounds):
             msgs = [(placement[t.dst], (run, step, k, t.src, t.dst),
                      {o: _to_wire(held[o]) for o in t.origins}) for t in sends[k]]
@@ -136,7 +129,25 @@ def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout
                                         f"that worker may have died. Run again (shards are rebuilt), or raise "
                                         f"timeout= if supersteps are that long")
                 held.update({o: _from_wire(v) for o, v in got.items()})
-        contributions = [held[i] for i in range(p)]
+        return [held[i] for i in range(p)]
+
+    if nccl_uid is not None:
+        from .nccl_transport import NcclTransport, communicator  # noqa: PLC0415
+
+        exchange = NcclTransport(communicator(nccl_uid, p, q), schedule, q).exchange
+    else:
+        exchange = exchange_dask
+
+    state = program.init(shard)
+    report = program.initial_report(shard, state)
+    records = []
+    step = 0
+    last = time.perf_counter()
+    while not program.converged(report, step):
+        if max_supersteps is not None and step >= max_supersteps:
+            break
+        ctx = StepContext(step, report, p)
+        contributions = exchange(program.superstep(shard, state, ctx), step)
         report = program.receive(shard, state, contributions, ctx)
         if q == 0:
             now = time.perf_counter()
@@ -145,13 +156,52 @@ def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout
                             "time_s": now - last})
             last = now
         step += 1
+    final = program.final_contribution(shard, state)
+    if final is not None:
+        program.final_receive(shard, state, exchange(final, "final"))
     result = program.finish(shard, state) if (q == 0 or not program.replicated_result) else None
     return result, records
 
 
+def _first(pair):
+    return pair[0]
+
+
+def _second(pair):
+    return pair[1]
+
+
 # -- on the client -------------------------------------------------------------------------
 
-def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeout=120.0, poll=0.2):
+_NCCL_IDS = {}
+
+
+def _nccl_uid(client, placement):
+    """A NCCL unique id for this placement, made once on its first worker and reused."""
+    from .nccl_transport import unique_id  # noqa: PLC0415
+
+    key = tuple(placement)
+    if key not in _NCCL_IDS:
+        _NCCL_IDS[key] = client.submit(unique_id, workers=[placement[0]], pure=False).result()
+    return _NCCL_IDS[key]
+
+
+def choose_transport(PG, transport):
+    """'nccl' for CuPy shards on distinct workers (one GPU each) when asked or by default; else 'dask'."""
+    from ..errors import InputError  # noqa: PLC0415
+
+    if transport not in ("auto", "dask", "nccl"):
+        raise InputError(f"transport={transport!r}: expected 'auto', 'dask' or 'nccl'")
+    one_per_worker = len(set(PG.workers)) == PG.num_parts
+    if transport == "nccl" and (PG.backend != "cupy" or not one_per_worker):
+        raise InputError("transport='nccl' needs CuPy shards, one per worker (one GPU each)")
+    if transport == "auto":
+        return "nccl" if (PG.backend == "cupy" and one_per_worker and PG.num_parts > 1) else "dask"
+    return transport
+
+
+def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeout=120.0, poll=0.2,
+             transport="auto"):
     from distributed import wait  # noqa: PLC0415
 
     from ..cluster import worker_addresses  # noqa: PLC0415
@@ -162,8 +212,10 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
     run = uuid.uuid4().hex[:12]
     p = PG.num_parts
     placement = list(PG.workers)
+    transport = choose_transport(PG, transport)
+    uid = _nccl_uid(client, placement) if transport == "nccl" else None
     futures = [client.submit(_spmd_main, program, PG.shards[q], schedule, placement, run, max_supersteps,
-                             timeout, key=f"{program.name}-spmd-p{q}-{run}", workers=[placement[q]],
+                             timeout, uid, key=f"{program.name}-spmd-p{q}-{run}", workers=[placement[q]],
                              allow_other_workers=False, pure=False, retries=0)
                for q in range(p)]
     try:
@@ -178,6 +230,7 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
             alive = set(worker_addresses(client))
             lost = sorted(set(placement) - alive)
             if lost:
+                _NCCL_IDS.pop(tuple(placement), None)
                 parts = [q for q in range(p) if placement[q] in lost]
                 raise WorkerLostError(f"worker {', '.join(lost)} (partitions {parts}) left the cluster during "
                                       f"an spmd run; the run was cancelled. Run it again: the lost shards are "
@@ -193,16 +246,18 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
                                     f"{type(exc).__name__ + ': ' + str(exc) if exc else f.status}") from None
             if not pending:
                 break
-        outputs = client.gather(futures)
+        records = client.submit(_second, futures[0], pure=False).result()
+        parts = [futures[0]] if program.replicated_result else futures
+        results = [client.submit(_first, f, pure=False, workers=[placement[q]]) for q, f in enumerate(parts)]
     finally:
         client.cancel([f for f in futures if not f.done()])
         try:
             client.run(_drop_run, run=run)
         except Exception:  # noqa: BLE001 - cleanup must not hide the real error
             pass
-    records = outputs[0][1]
+    for record in records:
+        record["transport"] = transport
     if on_step is not None:
         for record in records:
             on_step(record)
-    results = [outputs[0][0]] if program.replicated_result else [o[0] for o in outputs]
-    return results, records
+    return results, records  # results stay on the workers until the Result is read

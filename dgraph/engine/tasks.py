@@ -58,8 +58,16 @@ def _receive(program, shard, held, lead, step, p, schedule):
     return state, new
 
 
-def _finish(program, shard, held):
-    return program.finish(shard, held[0])
+def _final(program, shard, prev):
+    """-> (state, {part: final contribution or None})."""
+    return prev[0], {shard.part: program.final_contribution(shard, prev[0])}
+
+
+def _finish(program, shard, held, p):
+    state, finals = held[0], [held[1][q] for q in range(p)]
+    if finals[shard.part] is not None:
+        program.final_receive(shard, state, finals)
+    return program.finish(shard, state)
 
 
 def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=4):
@@ -72,6 +80,17 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
     def submit(fn, *args, key, q):
         return client.submit(fn, *args, key=f"{key}-{token}", workers=[workers[q]], pure=False, retries=0)
 
+    def exchange(held, tag):
+        """The schedule's rounds as tasks: select on each sender, merge on each receiver."""
+        for k, rnd in enumerate(schedule.rounds):
+            incoming = {dst: [] for dst in range(p)}
+            for t in rnd:
+                incoming[t.dst].append(submit(_select, held[t.src], t.origins,
+                                              key=f"{name}-send-{tag}-r{k}-p{t.src}to{t.dst}", q=t.src))
+            held = [submit(_merge, held[q], *incoming[q], key=f"{name}-exchange-{tag}-r{k}-p{q}", q=q)
+                    if incoming[q] else held[q] for q in range(p)]
+        return held
+
     outs = [submit(_init, program, shards[q], key=f"{name}-init-p{q}", q=q) for q in range(p)]
     records = []
     step = 0
@@ -82,15 +101,8 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
             if max_supersteps is not None and step >= max_supersteps:
                 break
             lead = outs[0]
-            held = [submit(_superstep, program, shards[q], outs[q], lead, step, p,
-                           key=f"{name}-advance-s{step}-p{q}", q=q) for q in range(p)]
-            for k, rnd in enumerate(schedule.rounds):
-                incoming = {dst: [] for dst in range(p)}
-                for t in rnd:
-                    incoming[t.dst].append(submit(_select, held[t.src], t.origins,
-                                                  key=f"{name}-send-s{step}-r{k}-p{t.src}to{t.dst}", q=t.src))
-                held = [submit(_merge, held[q], *incoming[q], key=f"{name}-exchange-s{step}-r{k}-p{q}", q=q)
-                        if incoming[q] else held[q] for q in range(p)]
+            held = exchange([submit(_superstep, program, shards[q], outs[q], lead, step, p,
+                                    key=f"{name}-advance-s{step}-p{q}", q=q) for q in range(p)], f"s{step}")
             outs = [submit(_receive, program, shards[q], held[q], lead, step, p, schedule,
                            key=f"{name}-receive-s{step}-p{q}", q=q) for q in range(p)]
             batch.append(outs[0])
@@ -114,9 +126,13 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
                 break
         if done or (max_supersteps is not None and step >= max_supersteps):
             break
+    held = exchange([submit(_final, program, shards[q], outs[q], key=f"{name}-final-p{q}", q=q)
+                     for q in range(p)], "final")
     parts = [0] if program.replicated_result else range(p)
-    results = client.gather([submit(_finish, program, shards[q], outs[q], key=f"{name}-finish-p{q}", q=q)
-                             for q in parts])
+    results = [submit(_finish, program, shards[q], held[q], p, key=f"{name}-finish-p{q}", q=q) for q in parts]
+    from distributed import wait  # noqa: PLC0415
+
+    wait(results)  # computed; they stay on the workers until the Result is read
     return results, records
 
 
