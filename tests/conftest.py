@@ -7,7 +7,6 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from dgraph.backend import gpu_available  # noqa: E402
 
-SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
 GRAPHALYTICS = os.environ.get("DGRAPH_GRAPHALYTICS",
                               os.path.join(os.path.dirname(__file__), "data", "graphalytics"))
 

@@ -8,7 +8,7 @@ import pytest
 import dgraph
 from dgraph.errors import FileFormatError, InputError, MissingFileError
 
-EXAMPLE = Path("/work/shared/graphalytics/example")
+EXAMPLE = Path(__file__).parent / "data" / "graphalytics"
 EDGES = [(0, 1, 0.5), (1, 2, 1.5), (2, 0, 2.0), (2, 3, 0.25)]
 
 

@@ -149,6 +149,7 @@ def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, an
         "peak_run_bytes": mem["peak_bytes"] if not (partitions and executor != "local") else None,
         "graph_bytes": graph_bytes(G),
         "anchors": {},
+        "stats": r.stats_records,
     }
     if partitions:
         total = int(stats["bytes_exchanged"].sum()) if "bytes_exchanged" in stats else 0

@@ -19,9 +19,11 @@ _COMMS = {}
 
 
 def unique_id():
+    """A NCCL unique id (bytes in CuPy 14), made on one worker and shipped to all ranks."""
     from cupy.cuda import nccl  # noqa: PLC0415
 
-    return tuple(nccl.get_unique_id())
+    uid = nccl.get_unique_id()
+    return bytes(uid) if isinstance(uid, (bytearray, memoryview)) else uid
 
 
 def communicator(uid, p, rank):
