@@ -28,6 +28,8 @@ _LAZY = {
     "bfs": ("dgraph.algorithms.bfs", "bfs"),
     "Result": ("dgraph.engine.result", "Result"),
     "PartitionedGraph": ("dgraph.partition.partitioned", "PartitionedGraph"),
+    "generate_partitioned": ("dgraph.partition.build", "generate_partitioned"),
+    "from_dask_dataframe": ("dgraph.partition.build", "from_dask_dataframe"),
     "cluster": ("dgraph.cluster", None),
     "partition": ("dgraph.partition", None),
     "exchange": ("dgraph.exchange", None),

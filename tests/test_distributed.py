@@ -102,3 +102,31 @@ def test_worker_lost_during_spmd_then_retry_succeeds():
         c.wait_for_workers(2, timeout=60)  # the nanny restarts the worker under a new address
         r = dgraph.bfs(PG, 0, executor="spmd", direction="push")
         _same(r, ref, "retry after a lost worker")
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("method", ["range", "hash"])
+def test_parallel_build_equals_client_side_build(client, directed, method):
+    """Shards built on the workers from generated slices: same arcs and same BFS as the whole graph."""
+    G = dgraph.generate("rmat", scale=10, seed=9, directed=directed)
+    src = _source(G)
+    ref = dgraph.bfs(G, src)
+    for p in (1, 3):
+        PG = dgraph.generate_partitioned("rmat", p, client=client, scale=10, seed=9, directed=directed,
+                                         method=method, chunks=4)
+        assert PG.num_arcs == G.num_arcs
+        _same(dgraph.bfs(PG, src), ref, f"p={p}")
+
+
+def test_from_dask_dataframe(client):
+    import dask.dataframe as dd
+    import pandas as pd
+
+    G = dgraph.generate("uniform", num_vertices=500, num_edges=3000, seed=3, directed=True)
+    s, d, _ = G.edges()
+    df = dd.from_pandas(pd.DataFrame({"a": s, "b": d}), npartitions=5)
+    PG = dgraph.from_dask_dataframe(df, 3, src="a", dst="b", directed=True, num_vertices=500, client=client)
+    assert PG.num_arcs == G.num_arcs
+    _same(dgraph.bfs(PG, _source(G)), dgraph.bfs(G, _source(G)), "dask dataframe build")
+    with pytest.raises(dgraph.DGraphError, match="column 'x'"):
+        dgraph.from_dask_dataframe(df, 2, src="x", dst="b", client=client)
