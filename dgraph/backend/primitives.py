@@ -41,14 +41,35 @@ def expand(indptr, frontier):
 
 def scatter_min(target, index, values):
     """target[index] = min(target[index], values), duplicates in index combined."""
-    array_module(target).minimum.at(target, index, values)
-    return target
+    return _scatter_extreme(target, index, values, "minimum")
 
 
 def scatter_max(target, index, values):
     """target[index] = max(target[index], values), duplicates in index combined."""
-    array_module(target).maximum.at(target, index, values)
+    return _scatter_extreme(target, index, values, "maximum")
+
+
+def _scatter_extreme(target, index, values, ufunc):
+    xp = array_module(target)
+    if xp is np or target.dtype.kind != "f":
+        getattr(xp, ufunc).at(target, index, values)
+        return target
+    # CuPy 14.2's float64 minimum.at / maximum.at (and cupyx.scatter_min/max) round through
+    # float32 (its atomic uses fminf); reduce order-preserving integer keys instead: exact.
+    keys = _ordered_keys(xp, target)
+    getattr(xp, ufunc).at(keys, index, _ordered_keys(xp, xp.asarray(values, dtype=target.dtype)))
+    target[...] = _flip(xp, keys).view(target.dtype)
     return target
+
+
+def _flip(xp, i):
+    """Negative ints get all bits but the sign flipped: an involution."""
+    return xp.where(i < 0, i ^ i.dtype.type(np.iinfo(i.dtype).max), i)
+
+
+def _ordered_keys(xp, x):
+    """Signed ints whose order is the order of the floats ``x`` (same width)."""
+    return _flip(xp, xp.ascontiguousarray(x).view(np.dtype(f"i{x.dtype.itemsize}")))
 
 
 def scatter_add(target, index, values):

@@ -127,8 +127,9 @@ class Graph:
         import scipy.sparse as sp  # noqa: PLC0415
 
         n = self.num_vertices
-        data = to_numpy(self.weights) if self.weighted else np.ones(self.num_arcs, dtype=np.float64)
-        m = sp.csr_matrix((data, to_numpy(self.indices), to_numpy(self.indptr)), shape=(n, n))
+        # copies: the Graph is immutable, and scipy methods edit their arrays in place
+        data = to_numpy(self.weights).copy() if self.weighted else np.ones(self.num_arcs, dtype=np.float64)
+        m = sp.csr_matrix((data, to_numpy(self.indices).copy(), to_numpy(self.indptr).copy()), shape=(n, n))
         return m.asformat(fmt)
 
     def to_networkx(self):
