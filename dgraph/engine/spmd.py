@@ -208,10 +208,13 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
 
     client = PG.client
     PG.ensure_shards()
-    client.run(_install)
+    placement = list(PG.workers)
+    installed = getattr(client, "_dgraph_spmd_installed", set())
+    if not set(placement) <= installed:  # the message handler, once per worker
+        client.run(_install, workers=sorted(set(placement)))
+        client._dgraph_spmd_installed = installed | set(placement)
     run = uuid.uuid4().hex[:12]
     p = PG.num_parts
-    placement = list(PG.workers)
     transport = choose_transport(PG, transport)
     uid = _nccl_uid(client, placement) if transport == "nccl" else None
     futures = [client.submit(_spmd_main, program, PG.shards[q], schedule, placement, run, max_supersteps,
@@ -219,6 +222,7 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
                              allow_other_workers=False, pure=False, retries=0)
                for q in range(p)]
     try:
+        checked = time.monotonic()
         while True:
             pending = [f for f in futures if not f.done()]
             if pending:
@@ -227,15 +231,17 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
                 except Exception:  # noqa: BLE001 - a timeout, or futures cancelled: examined below
                     pass
             pending = [f for f in futures if not f.done()]
-            alive = set(worker_addresses(client))
-            lost = sorted(set(placement) - alive)
-            if lost:
-                _NCCL_IDS.pop(tuple(placement), None)
-                parts = [q for q in range(p) if placement[q] in lost]
-                raise WorkerLostError(f"worker {', '.join(lost)} (partitions {parts}) left the cluster during "
-                                      f"an spmd run; the run was cancelled. Run it again: the lost shards are "
-                                      f"rebuilt on the remaining workers first")
             failed = [f for f in futures if f.status in ("error", "cancelled", "lost")]
+            if failed or (pending and time.monotonic() - checked > 1.0):
+                checked = time.monotonic()
+                lost = sorted(set(placement) - set(worker_addresses(client)))
+                if lost:
+                    _NCCL_IDS.pop(tuple(placement), None)
+                    client._dgraph_spmd_installed = set()
+                    parts = [q for q in range(p) if placement[q] in lost]
+                    raise WorkerLostError(f"worker {', '.join(lost)} (partitions {parts}) left the cluster "
+                                          f"during an spmd run; the run was cancelled. Run it again: the lost "
+                                          f"shards are rebuilt on the remaining workers first")
             if failed:
                 f = failed[0]
                 q = futures.index(f)
