@@ -194,6 +194,11 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("dgraph: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if "dgraph.cluster.connect" in sys.modules:  # close the client first, then its cluster
+            from .cluster import close  # noqa: PLC0415
+
+            close()
 
 
 if __name__ == "__main__":

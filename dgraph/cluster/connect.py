@@ -133,6 +133,12 @@ def connect(target=None, *, workers=None, threads_per_worker=1, protocol="tcp",
         else:  # "address" or "file"
             client, owns = _attach(where, timeout, workers, scheduler_file=(kind == "file")), True
         _STATE.client, _STATE.owns_client, _STATE.cluster = client, owns, cluster
+    if cluster is not None and not getattr(_STATE, "atexit", False):
+        # close the client before its cluster at exit, so no worker leaves while data is referenced
+        import atexit  # noqa: PLC0415
+
+        atexit.register(close)
+        _STATE.atexit = True
         return client
 
 
