@@ -16,7 +16,9 @@ from dgraph import cluster  # noqa: E402
 from dgraph.cluster import ClusterError  # noqa: E402
 from dgraph.errors import DGraphError, InputError  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from procs import ROOT, connect_when_ready, free_port, spawner  # noqa: E402
+
+spawn = pytest.fixture(spawner)
 
 
 @pytest.fixture(autouse=True)
@@ -214,55 +216,6 @@ def test_cuda_keeps_all_gpus_when_workers_not_given(monkeypatch):
 
 
 # ---------------------------------- a scheduler and a worker started by hand
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-
-
-@pytest.fixture
-def spawn(tmp_path):
-    """spawn(*args) starts `python -m <args>` in the background; all are killed at the end."""
-    procs = []
-    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
-
-    def start(*args):
-        log = open(tmp_path / f"proc{len(procs)}.log", "wb")
-        procs.append(subprocess.Popen([sys.executable, "-m", *args], cwd=tmp_path, env=env,
-                                      stdout=log, stderr=subprocess.STDOUT))
-        log.close()
-        return procs[-1]
-
-    try:
-        yield start
-    finally:
-        cluster.close()
-        for p in reversed(procs):
-            stop(p)
-
-
-def connect_when_ready(address, deadline_s=30, **kw):
-    """Poll connect() until the scheduler answers and has a worker."""
-    deadline = time.monotonic() + deadline_s
-    while True:
-        try:
-            return cluster.connect(address, **kw)
-        except ClusterError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
 
 
 def test_scheduler_and_worker_started_by_hand(spawn):

@@ -130,3 +130,32 @@ def test_from_dask_dataframe(client):
     _same(dgraph.bfs(PG, _source(G)), dgraph.bfs(G, _source(G)), "dask dataframe build")
     with pytest.raises(dgraph.DGraphError, match="column 'x'"):
         dgraph.from_dask_dataframe(df, 2, src="x", dst="b", client=client)
+
+
+def test_scheduler_and_workers_started_by_hand(tmp_path):
+    """The multi-node shape: `dask scheduler` and two `dask worker` processes joined by address."""
+    from procs import connect_when_ready, free_port, spawner
+
+    gen = spawner(tmp_path)
+    spawn = next(gen)
+    try:
+        port = free_port()
+        address = f"tcp://127.0.0.1:{port}"
+        spawn("distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")
+        for _ in range(2):
+            spawn("distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard", "--host",
+                  "127.0.0.1", "--death-timeout", "60")
+        c = connect_when_ready(address, timeout=5)
+        c.wait_for_workers(2, timeout=60)
+        for label, kw in list(corpus(30, seed=41))[15:]:
+            G = dgraph.from_edges(**kw)
+            src = _source(G)
+            ref = dgraph.bfs(G, src)
+            for p in range(1, min(4, G.num_vertices) + 1):
+                PG = G.partition(p, client=c)
+                for exchange in ("butterfly", "all-to-all"):
+                    for executor in ("tasks", "spmd"):
+                        _same(dgraph.bfs(PG, src, executor=executor, exchange=exchange), ref,
+                              f"{label} p={p} {exchange} {executor}")
+    finally:
+        gen.close()

@@ -139,7 +139,7 @@ def connect(target=None, *, workers=None, threads_per_worker=1, protocol="tcp",
 
         atexit.register(close)
         _STATE.atexit = True
-        return client
+    return client
 
 
 def close():

@@ -1,14 +1,20 @@
 """The ``tasks`` executor: every superstep is a Dask task graph.
 
 Per superstep: one kernel task per shard (``bfs-advance-s7-p3``), the
-exchange tasks of the schedule (per round, a select task on each sender
-and a merge task on each receiver: ``bfs-exchange-s7-r1-p3``), and one
-receive task per shard (``bfs-receive-s7-p3``) that merges what arrived and
-produces the superstep's report.  All of it is visible in the dashboard.
+exchange tasks of the schedule (a merge task per receiver for every round
+but the last, ``bfs-exchange-s7-r0-p3``, and a select task on a sender
+only when it forwards part of what it holds), and one receive task per
+shard (``bfs-receive-s7-p3``) that takes the last round's messages, merges
+everything and produces the superstep's report.  All of it is visible in
+the dashboard.
 
-Several supersteps are submitted per round trip (``lookahead``): a
-superstep that finds the program already converged does nothing, so the
-client only waits on the last report of each batch.
+A shard's state never leaves its worker: it is the output of that shard's
+previous receive task, read (and updated in place) by the next superstep's
+tasks on the same worker.  Only contributions travel.  Every shard computes
+the same report, so a shard's tasks read their own; the client fetches
+shard 0's report through a tiny task.  Several supersteps are submitted per
+round trip (``lookahead``): a superstep that finds the program already
+converged does nothing.
 """
 
 from __future__ import annotations
@@ -25,29 +31,30 @@ def _init(program, shard):
     return state, program.initial_report(shard, state)
 
 
-def _superstep(program, shard, prev, lead, step, p):
-    """-> (state, {part: contribution}); the contribution is None once converged."""
-    state, report = prev[0], lead[1]
+def _superstep(program, shard, prev, step, p):
+    """-> {part: contribution}, None once converged (the state is updated in place)."""
+    state, report = prev
     if program.converged(report, step):
-        return state, {shard.part: None}
-    return state, {shard.part: program.superstep(shard, state, StepContext(step, report, p))}
+        return {shard.part: None}
+    return {shard.part: program.superstep(shard, state, StepContext(step, report, p))}
 
 
 def _select(held, origins):
-    return {o: held[1][o] for o in origins}
+    return {o: held[o] for o in origins}
 
 
-def _merge(held, *parts):
-    out = dict(held[1])
+def _merge(*parts):
+    out = {}
     for part in parts:
         out.update(part)
-    return held[0], out
+    return out
 
 
-def _receive(program, shard, held, lead, step, p, schedule):
+def _receive(program, shard, prev, step, p, schedule, *parts):
     """-> (state, report of this superstep)."""
-    state, contributions = held[0], [held[1][q] for q in range(p)]
-    report = lead[1]
+    state, report = prev
+    held = _merge(*parts)
+    contributions = [held[q] for q in range(p)]
     if contributions[shard.part] is None:
         return state, dict(report, _skipped=True)
     from ..exchange import bytes_moved  # noqa: PLC0415
@@ -58,13 +65,18 @@ def _receive(program, shard, held, lead, step, p, schedule):
     return state, new
 
 
+def _report(out):
+    return out[1]
+
+
 def _final(program, shard, prev):
-    """-> (state, {part: final contribution or None})."""
-    return prev[0], {shard.part: program.final_contribution(shard, prev[0])}
+    return {shard.part: program.final_contribution(shard, prev[0])}
 
 
-def _finish(program, shard, held, p):
-    state, finals = held[0], [held[1][q] for q in range(p)]
+def _finish(program, shard, prev, p, *parts):
+    state = prev[0]
+    held = _merge(*parts)
+    finals = [held[q] for q in range(p)]
     if finals[shard.part] is not None:
         program.final_receive(shard, state, finals)
     return program.finish(shard, state)
@@ -80,16 +92,27 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
     def submit(fn, *args, key, q):
         return client.submit(fn, *args, key=f"{key}-{token}", workers=[workers[q]], pure=False, retries=0)
 
-    def exchange(held, tag):
-        """The schedule's rounds as tasks: select on each sender, merge on each receiver."""
+    def exchange(own, tag):
+        """The schedule as tasks; -> per partition, the futures its consumer merges."""
+        held = list(own)
+        holds = [{q} for q in range(p)]
+        parts = [[own[q]] for q in range(p)]
         for k, rnd in enumerate(schedule.rounds):
             incoming = {dst: [] for dst in range(p)}
             for t in rnd:
-                incoming[t.dst].append(submit(_select, held[t.src], t.origins,
-                                              key=f"{name}-send-{tag}-r{k}-p{t.src}to{t.dst}", q=t.src))
-            held = [submit(_merge, held[q], *incoming[q], key=f"{name}-exchange-{tag}-r{k}-p{q}", q=q)
-                    if incoming[q] else held[q] for q in range(p)]
-        return held
+                whole = set(t.origins) == holds[t.src]
+                incoming[t.dst].append(held[t.src] if whole else submit(
+                    _select, held[t.src], t.origins, key=f"{name}-send-{tag}-r{k}-p{t.src}to{t.dst}", q=t.src))
+            for t in rnd:
+                holds[t.dst] |= set(t.origins)
+            last = k == len(schedule.rounds) - 1
+            for q in range(p):
+                if incoming[q]:
+                    parts[q] = [held[q], *incoming[q]]
+                    if not last:
+                        held[q] = submit(_merge, *parts[q], key=f"{name}-exchange-{tag}-r{k}-p{q}", q=q)
+                        parts[q] = [held[q]]
+        return parts
 
     outs = [submit(_init, program, shards[q], key=f"{name}-init-p{q}", q=q) for q in range(p)]
     records = []
@@ -100,16 +123,16 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
         for _ in range(lookahead):
             if max_supersteps is not None and step >= max_supersteps:
                 break
-            lead = outs[0]
-            held = exchange([submit(_superstep, program, shards[q], outs[q], lead, step, p,
-                                    key=f"{name}-advance-s{step}-p{q}", q=q) for q in range(p)], f"s{step}")
-            outs = [submit(_receive, program, shards[q], held[q], lead, step, p, schedule,
+            own = [submit(_superstep, program, shards[q], outs[q], step, p, key=f"{name}-advance-s{step}-p{q}", q=q)
+                   for q in range(p)]
+            parts = exchange(own, f"s{step}")
+            outs = [submit(_receive, program, shards[q], outs[q], step, p, schedule, *parts[q],
                            key=f"{name}-receive-s{step}-p{q}", q=q) for q in range(p)]
-            batch.append(outs[0])
+            batch.append(submit(_report, outs[0], key=f"{name}-report-s{step}", q=0))
             step += 1
         if not batch:
             break
-        reports = [pair[1] for pair in client.gather(batch)]
+        reports = client.gather(batch)
         done = False
         for s0, rep in zip(range(step - len(batch), step), reports):
             if rep.get("_skipped"):
@@ -126,14 +149,12 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
                 break
         if done or (max_supersteps is not None and step >= max_supersteps):
             break
-    held = exchange([submit(_final, program, shards[q], outs[q], key=f"{name}-final-p{q}", q=q)
-                     for q in range(p)], "final")
-    parts = [0] if program.replicated_result else range(p)
-    results = [submit(_finish, program, shards[q], held[q], p, key=f"{name}-finish-p{q}", q=q) for q in parts]
+    parts = exchange([submit(_final, program, shards[q], outs[q], key=f"{name}-final-p{q}", q=q)
+                      for q in range(p)], "final")
+    qs = [0] if program.replicated_result else range(p)
+    results = [submit(_finish, program, shards[q], outs[q], p, *parts[q], key=f"{name}-finish-p{q}", q=q)
+               for q in qs]
     from distributed import wait  # noqa: PLC0415
 
     wait(results)  # computed; they stay on the workers until the Result is read
     return results, records
-
-
-__all__ = ["run_tasks"]
