@@ -104,6 +104,17 @@ def visit_pull(cindptr, cindices, fmask, row_base, rows, labels, parents, level,
     return found, touched, degsum
 
 
+@_jit
+def gather_row_sum(indptr, indices, x, out):
+    """out[r] = sum of x[indices[e]] over row r, in edge order (deterministic, no atomics)."""
+    for r in range(indptr.shape[0] - 1):
+        acc = 0.0
+        for e in range(indptr[r], indptr[r + 1]):
+            acc += x[indices[e]]
+        out[r] = acc
+    return out
+
+
 def warm_up():
     """Compile every kernel once for the common dtypes (benchmarks call this before timing)."""
     indptr = np.array([0, 1, 2], np.int64)

@@ -105,7 +105,25 @@ __device__ void pull_thread(const i64* __restrict__ cindptr, const V* __restrict
     warp_emit<V>(found, v, deg, scanned, out, counters);
 }
 
+// out[r] = sum of x[indices[e]] over row r, in edge order: one thread per row,
+// deterministic (no atomics), so results do not depend on the partitioning.
+template <typename V>
+__device__ void row_sum(const i64* __restrict__ indptr, const V* __restrict__ indices,
+                        const double* __restrict__ x, double* out, i64 nrows) {
+    i64 r = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= nrows) return;
+    double acc = 0.0;
+    for (i64 e = indptr[r]; e < indptr[r + 1]; ++e) acc += x[indices[e]];
+    out[r] = acc;
+}
+
 extern "C" {
+__global__ void row_sum_i32(const i64* indptr, const int* indices, const double* x, double* out, i64 n) {
+    row_sum<int>(indptr, indices, x, out, n);
+}
+__global__ void row_sum_i64(const i64* indptr, const i64* indices, const double* x, double* out, i64 n) {
+    row_sum<i64>(indptr, indices, x, out, n);
+}
 __global__ void push_lb_i32(const i64* indptr, const int* indices, const int* frontier_rows,
                             const i64* scanned, int nf, i64 total, i64 row_base, const int* rows,
                             int nrows_map, int* labels, int* parents, int level, const i64* degree,
@@ -181,3 +199,14 @@ def visit_pull(cindptr, cindices, fmask, row_base, rows, labels, parents, level,
     kern((grid,), (BLOCK,), (cindptr, cindices, fmask, cp.int64(nrows), cp.int64(row_base), rows,
                              cp.int32(len(rows) > 0), labels, parents, cp.int32(level), degree, out,
                              counters))
+
+
+def gather_row_sum(indptr, indices, x, out):
+    """out[r] = sum of x[indices[e]] over row r (float64), one thread per row."""
+    import cupy as cp  # noqa: PLC0415
+
+    nrows = len(indptr) - 1
+    if nrows > 0:
+        kern = module().get_function("row_sum_" + _suffix(indices.dtype))
+        kern(((nrows + BLOCK - 1) // BLOCK,), (BLOCK,), (indptr, indices, x, out, cp.int64(nrows)))
+    return out

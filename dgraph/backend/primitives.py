@@ -96,3 +96,21 @@ def group_starts(sorted_keys):
     if len(sorted_keys) > 1:
         first[1:] = sorted_keys[1:] != sorted_keys[:-1]
     return first
+
+
+def gather_row_sum(indptr, indices, x):
+    """Per CSR row, the sum of ``x`` at the row's column indices (float64, in edge order).
+
+    A compiled kernel on both backends: deterministic, so a vertex's sum does
+    not depend on how the graph is partitioned.
+    """
+    xp = array_module(indptr)
+    out = xp.empty(len(indptr) - 1, dtype=np.float64)
+    x = xp.ascontiguousarray(x, dtype=np.float64)
+    if xp is np:
+        from . import cpu_kernels  # noqa: PLC0415
+
+        return cpu_kernels.gather_row_sum(indptr, indices, x, out)
+    from . import gpu_kernels  # noqa: PLC0415
+
+    return gpu_kernels.gather_row_sum(indptr, indices, x, out)

@@ -23,7 +23,7 @@ import numpy as np
 from ..backend import array_module, vertex_dtype
 from ..errors import InputError
 from .plan import PartitionPlan
-from .shard import Shard
+from .shard import Shard, plan_layout
 
 
 def _count(chunk, n, directed):
@@ -144,7 +144,8 @@ def _build(q, plan, n, directed, self_loops, *pieces):
         cindptr, cindices, _ = _csr(xp, local(d2), s2, None, nrows)
         csc = (cindptr, cindices.astype(vdt), None)
     return Shard(part=q, num_parts=plan.num_parts, num_vertices=n, directed=directed, indptr=indptr,
-                 indices=indices.astype(vdt), weights=weights, row_base=lo, rows=rows, csc=csc)
+                 indices=indices.astype(vdt), weights=weights, row_base=lo, rows=rows, csc=csc,
+                 layout=plan_layout(plan, xp))
 
 
 def _owned_degree(shard):

@@ -23,7 +23,7 @@ from ..backend.primitives import expand
 
 class Shard:
     def __init__(self, *, part, num_parts, num_vertices, directed, indptr, indices, weights=None,
-                 row_base=0, rows=None, csc=None, degree=None):
+                 row_base=0, rows=None, csc=None, degree=None, layout=None):
         self.part = int(part)
         self.num_parts = int(num_parts)
         self.n = int(num_vertices)
@@ -35,6 +35,8 @@ class Shard:
         self._csc = csc
         self.degree = degree
         self._local_of = None
+        # where every partition's owned vertices sit: (bounds, order), see plan_layout
+        self.layout = layout if layout is not None else (np.array([0, self.n], dtype=np.int64), None)
 
     # -- what this shard owns -------------------------------------------------------
     @property
@@ -76,6 +78,20 @@ class Shard:
         loc = self._local_of[vertices]
         return loc[loc >= 0].astype(self.indices.dtype, copy=False)
 
+    def part_vertices(self, q):
+        """Global ids owned by partition ``q`` (a slice object when the plan is ranges)."""
+        bounds, order = self.layout
+        a, b = int(bounds[q]), int(bounds[q + 1])
+        return slice(a, b) if order is None else order[a:b]
+
+    def gather_owned(self, target, contributions, name):
+        """target[vertices of q] = what partition q sent as ``name``, for every q: an all-gather of
+        owned slices into a replicated per-vertex array."""
+        xp = self.xp
+        for q, c in enumerate(contributions):
+            target[self.part_vertices(q)] = to_backend(c.arrays[name], xp)
+        return target
+
     def csc(self):
         """In-edges of the owned vertices: ``(indptr, sources, edge ids or None)``."""
         if not self.directed:
@@ -95,15 +111,26 @@ class Shard:
             return self
         mv = lambda a: to_backend(a, xp)  # noqa: E731
         csc = None if self._csc is None else tuple(mv(a) for a in self._csc)
+        layout = (self.layout[0], mv(self.layout[1]))
         return Shard(part=self.part, num_parts=self.num_parts, num_vertices=self.n, directed=self.directed,
                      indptr=mv(self.indptr), indices=mv(self.indices), weights=mv(self.weights),
-                     row_base=self.row_base, rows=mv(self.rows), csc=csc, degree=mv(self.degree))
+                     row_base=self.row_base, rows=mv(self.rows), csc=csc, degree=mv(self.degree), layout=layout)
 
     def __repr__(self):
         own = (f"rows {self.row_base}..{self.row_base + self.num_rows - 1}" if self.contiguous
                else f"{self.num_rows:,} rows")
         return (f"<Shard {self.part}/{self.num_parts}: {own}, {self.num_arcs:,} arcs, "
                 f"{self.nbytes() / 2**20:.1f} MiB, {self.backend}>")
+
+
+def plan_layout(plan, xp=np):
+    """``(bounds, order)``: partition q owns ``order[bounds[q]:bounds[q+1]]`` (order None: ranges)."""
+    if plan.contiguous:
+        return np.asarray(plan.bounds, dtype=np.int64), None
+    sizes = np.asarray(plan.sizes(), dtype=np.int64)
+    bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    order = np.concatenate([plan.vertices_of(q) for q in range(plan.num_parts)])
+    return bounds, xp.asarray(order)
 
 
 def whole_graph_shard(G):
@@ -145,4 +172,4 @@ def shard_from_graph(G, plan, q):
         csc = (cp_, ci, ce)
     return Shard(part=q, num_parts=plan.num_parts, num_vertices=G.num_vertices, directed=G.directed,
                  indptr=indptr, indices=indices, weights=weights, row_base=lo,
-                 rows=None if rows is None else rows, csc=csc, degree=G.out_degree())
+                 rows=None if rows is None else rows, csc=csc, degree=G.out_degree(), layout=plan_layout(plan, xp))

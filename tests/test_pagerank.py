@@ -1,0 +1,76 @@
+"""PageRank against NetworkX and the LDBC reference, on every executor and partition count."""
+
+import networkx as nx
+import numpy as np
+import pytest
+from graphs import corpus
+from ldbc import load, match_epsilon, reference, written
+
+import dgraph
+from dgraph.backend import to_numpy
+from dgraph.errors import DGraphError
+
+CASES = [(label, kw) for label, kw in corpus(110, seed=5)]
+
+
+def _nx_pagerank(G, **kw):
+    if G.num_vertices == 0:
+        return np.zeros(0)
+    ref = nx.pagerank(G.to_networkx(), weight=None, **kw)
+    return np.array([ref[v] for v in G.vertex_ids().tolist()])
+
+
+@pytest.mark.parametrize("variant", ["pull", "push"])
+def test_matches_networkx(backend, variant):
+    checked = 0
+    for label, kw in CASES:
+        G = dgraph.from_edges(**kw).to(backend)
+        if G.num_vertices == 0:
+            r = dgraph.pagerank(G)
+            assert len(r.vertex) == 0
+            continue
+        r = dgraph.pagerank(G, tol=1e-13, max_iterations=1000, variant=variant)
+        ref = _nx_pagerank(G.to("numpy"), alpha=0.85, tol=1e-13, max_iter=1000)
+        np.testing.assert_allclose(to_numpy(r.raw("pagerank")), ref, rtol=1e-9, atol=1e-12, err_msg=label)
+        assert abs(float(to_numpy(r.raw("pagerank")).sum()) - 1.0) < 1e-9
+        checked += 1
+    assert checked >= 100
+
+
+def test_personalization_matches_networkx():
+    G = dgraph.generate("rmat", scale=7, seed=2, directed=True)
+    pers = {0: 1.0, 5: 3.0, 17: 0.5}
+    r = dgraph.pagerank(G, personalization=pers, tol=1e-13, max_iterations=1000)
+    ref = _nx_pagerank(G, alpha=0.85, personalization=pers, tol=1e-13, max_iter=1000)
+    np.testing.assert_allclose(r.pagerank, ref, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["directed", "undirected"])
+def test_ldbc_reference(kind, tmp_path):
+    G, _ = load(kind)
+    ref = reference(kind, "PR")
+    for p in (1, 2, 3, 4):
+        target = G if p == 1 else G.partition(p, client=False)
+        r = dgraph.pagerank(target, damping=0.85, iterations=2)
+        match_epsilon(written(r, "pagerank", tmp_path, f"PR-{kind}-{p}"), ref)
+
+
+def test_partitions_give_the_same_bits():
+    G = dgraph.generate("rmat", scale=9, seed=4, directed=True)
+    ref = dgraph.pagerank(G, iterations=15).pagerank
+    for p in (2, 3, 4):
+        for method in ("range", "hash", "metis"):
+            r = dgraph.pagerank(G.partition(p, method=method, client=False), iterations=15)
+            np.testing.assert_array_equal(r.pagerank, ref)
+
+
+def test_bad_arguments():
+    G = dgraph.from_edges([0, 1], [1, 2])
+    with pytest.raises(DGraphError, match="damping"):
+        dgraph.pagerank(G, damping=1.5)
+    with pytest.raises(DGraphError, match="iterations"):
+        dgraph.pagerank(G, iterations=-1)
+    with pytest.raises(DGraphError, match="personalization vertex 9"):
+        dgraph.pagerank(G, personalization={9: 1.0})
+    with pytest.raises(DGraphError, match="variant"):
+        dgraph.pagerank(G, variant="sideways")
