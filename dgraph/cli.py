@@ -11,6 +11,8 @@ import argparse
 import json
 import sys
 
+import numpy as np
+
 from .errors import DGraphError, InputError
 
 
@@ -24,6 +26,22 @@ def _graph_args(p, need_file=True):
     g.add_argument("--undirected", dest="directed", action="store_false")
     p.add_argument("--weighted", action="store_true", default=None, help="read or generate edge weights")
     p.add_argument("--backend", default="numpy", choices=["numpy", "cupy"], help="array backend (default numpy)")
+
+
+ALGORITHMS = {
+    "bfs": {"help": "breadth-first search: depth and parent", "source": True, "options": ["direction"],
+            "flags": [("--direction", dict(default="auto", choices=["auto", "push", "pull"]))]},
+    "sssp": {"help": "single-source shortest paths (delta-stepping): distance and parent", "source": True,
+             "options": ["delta"], "flags": [("--delta", dict(type=float, help="bucket width (default: automatic)"))]},
+    "pagerank": {"help": "PageRank (Graphalytics rule for dangling vertices)",
+                 "options": ["damping", "iterations", "tol"],
+                 "flags": [("--damping", dict(type=float, default=0.85)),
+                           ("--iterations", dict(type=int, help="a fixed count (default: until --tol)")),
+                           ("--tol", dict(type=float, help="L1 change per vertex to stop at (default 1e-6)"))]},
+    "wcc": {"help": "weakly connected components (label: the smallest vertex id)", "options": [], "flags": []},
+    "cdlp": {"help": "community detection by label propagation (LDBC semantics)", "options": ["iterations"],
+             "flags": [("--iterations", dict(type=int, default=10))]},
+}
 
 
 def _dist_args(p):
@@ -85,29 +103,54 @@ def cmd_info(args):
     return 0
 
 
-def cmd_bfs(args):
+def _summary(name, r, G, args):
+    """One line saying what the run found."""
+    cols = r.to_numpy()
+    n = G.num_vertices
+    if name == "bfs":
+        what = f"from {args.source}: reached {int((cols['depth'] >= 0).sum()):,} of {n:,} vertices"
+    elif name == "sssp":
+        d = cols["distance"]
+        fin = d[np.isfinite(d)]
+        what = (f"from {args.source}: reached {len(fin):,} of {n:,} vertices, "
+                f"max distance {fin.max() if len(fin) else 0:g}")
+    elif name == "pagerank":
+        top = int(np.argmax(cols["pagerank"])) if n else None
+        what = f"top vertex {cols['vertex'][top]} ({cols['pagerank'][top]:.6g})" if n else "empty graph"
+    elif name == "wcc":
+        what = f"{len(np.unique(cols['component'])):,} components"
+    else:  # cdlp
+        what = f"{len(np.unique(cols['label'])):,} communities"
+    return (f"{name} {what}, {r.supersteps} supersteps, {r.run_time * 1e3:.2f} ms ({r.backend}"
+            f"{', ' + str(r.params.get('partitions')) + ' partitions, ' + r.params['executor'] if r.params.get('partitions') else ''})")
+
+
+def cmd_algorithm(args):
     import dgraph  # noqa: PLC0415
 
+    name = args.command
     if args.output:
         from .io import check_output_path  # noqa: PLC0415
 
         check_output_path(args.output, overwrite=args.overwrite, fmt=args.output_format)
     G = _load(args)
-    source = _vertex_arg(G, args.source, "source")
+    kwargs = {key: getattr(args, key) for key in ALGORITHMS[name]["options"] if getattr(args, key) is not None}
+    positional = []
+    if "source" in vars(args):
+        positional.append(_vertex_arg(G, args.source, "source"))
     if args.partitions:
         client = _client(args)
         target = G.partition(args.partitions, args.method, client=client or False, backend=args.backend)
-        r = dgraph.bfs(target, source, direction=args.direction, executor=args.executor,
-                       exchange=_exchange(args), transport=args.transport)
+        kwargs.update(executor=args.executor, exchange=_exchange(args), transport=args.transport)
     else:
         if args.executor not in (None, "local") or args.scheduler:
             raise InputError("--executor tasks/spmd and --scheduler need --partitions P")
-        r = dgraph.bfs(G, source, direction=args.direction)
-    reached = int((r.to_numpy()["depth"] >= 0).sum())
-    print(f"bfs from {args.source}: reached {reached:,} of {G.num_vertices:,} vertices in "
-          f"{r.supersteps} supersteps, {r.run_time * 1e3:.2f} ms ({G.backend})")
+        target = G
+    r = getattr(dgraph, name)(target, *positional, **kwargs)
+    print(_summary(name, r, G, args))
     if args.output:
-        dgraph.write(r, args.output, format=args.output_format, overwrite=args.overwrite)
+        dgraph.write(r, args.output, format=args.output_format, overwrite=args.overwrite,
+                     columns=[args.column] if args.column else None)
         print(f"wrote {args.output}")
     return 0
 
@@ -154,15 +197,19 @@ def build_parser():
     _graph_args(p)
     p.set_defaults(func=cmd_info)
 
-    p = sub.add_parser("bfs", help="breadth-first search")
-    _graph_args(p)
-    p.add_argument("--source", required=True, help="source vertex id")
-    p.add_argument("--direction", default="auto", choices=["auto", "push", "pull"])
-    p.add_argument("-o", "--output", help="write depth and parent (.csv .parquet .npz, or graphalytics)")
-    p.add_argument("--output-format", help="csv, parquet, npz or graphalytics (default: by extension)")
-    p.add_argument("--overwrite", action="store_true", help="replace an existing output file")
-    _dist_args(p)
-    p.set_defaults(func=cmd_bfs)
+    for name, spec in ALGORITHMS.items():
+        p = sub.add_parser(name, help=spec["help"])
+        _graph_args(p)
+        if spec.get("source"):
+            p.add_argument("--source", required=True, help="source vertex id")
+        for flag, kw in spec["flags"]:
+            p.add_argument(flag, **kw)
+        p.add_argument("-o", "--output", help="write the result (.csv .parquet .npz, or graphalytics)")
+        p.add_argument("--output-format", help="csv, parquet, npz or graphalytics (default: by extension)")
+        p.add_argument("--column", help="the column a graphalytics file holds (default: the first)")
+        p.add_argument("--overwrite", action="store_true", help="replace an existing output file")
+        _dist_args(p)
+        p.set_defaults(func=cmd_algorithm)
 
     p = sub.add_parser("bench", help="benchmarks, printed beside their anchors")
     p.add_argument("algorithm", help="bfs or superstep (an empty superstep: executor overhead)")
