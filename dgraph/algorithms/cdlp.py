@@ -1,0 +1,157 @@
+"""Community detection by label propagation (CDLP) with the LDBC Graphalytics semantics.
+
+Every vertex starts with its own id as its label.  In each iteration, all
+at once (synchronously), a vertex takes the label that is most frequent
+among its neighbors, the smallest label when several are equally frequent;
+a vertex without neighbors keeps its label.  For a directed graph the
+neighbors are the in- and the out-neighbors, and a vertex that is both
+counts twice.  The number of iterations is fixed (Graphalytics); the run
+stops sooner only at a fixed point (an iteration that changed no label:
+more iterations would change nothing).
+
+Labels are vertex ids.  Internally they are the internal ids 0..n-1, which
+are the user's ids in sorted order (see :mod:`dgraph.graph.ids`), so "the
+smallest label" is the smallest user id, as Graphalytics compares them; the
+result maps them back (column ``label``, in the user's ids).
+
+Edges count as they are stored, as the LDBC reference implementation counts
+them: a multi-edge kept with ``dedupe=False`` counts once per copy, and a
+self loop ``v - v`` makes ``v`` its own neighbor *twice*, as its own out-
+and in-neighbor.  For a directed graph that is the in-plus-out rule itself
+(the loop is one out-edge and one in-edge of ``v``).  For an undirected graph
+it is what the reference does too (it loads every undirected edge as two
+arcs and counts each vertex's out- and in-arcs, so a neighbor counts twice
+and a self loop four times): a neighbor counts once, a self loop twice.
+
+Per superstep each shard computes the new labels of the vertices it owns
+from the replicated label array, with no Python loop over vertices or
+edges: gather the neighbor labels along the owned rows' out-edges (and
+in-edges, from ``shard.csc()``, for a directed graph), sort one int64 key
+``row * n + label`` per neighbor, count the runs of equal keys, and keep per
+row the first run (smallest label) whose count is the row's maximum.  The
+owned slices are then all-gathered (``shard.gather_owned``), so every
+shard holds every label again.  The outcome depends only on the labels and
+the edges, never on the partitioning, the backend or the executor.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backend.primitives import group_starts, row_ids, scatter_max
+from ..engine.program import Contribution, Program
+from ..errors import InputError
+
+
+def _run_max(xp, run_rows, counts, num_rows):
+    """For every run, the largest count among the runs of its row (run_rows sorted)."""
+    if xp is np:
+        starts = np.flatnonzero(group_starts(run_rows))
+        best = np.maximum.reduceat(counts, starts)
+        return np.repeat(best, np.diff(np.append(starts, len(counts))))
+    best = xp.zeros(num_rows, dtype=counts.dtype)
+    scatter_max(best, run_rows, counts)
+    return best[run_rows]
+
+
+def mode_smallest(xp, rows, labels, num_rows, n):
+    """Per row, the most frequent label (the smallest among the most frequent).
+
+    ``rows`` (local rows 0..num_rows-1) and ``labels`` (0..n-1) pair up one
+    neighbor each.  Returns ``(row, label)`` for every row that has at least
+    one neighbor, rows ascending.
+    """
+    if len(rows) == 0:
+        return xp.empty(0, dtype=np.int64), xp.empty(0, dtype=np.int64)
+    n = max(int(n), 1)
+    key = xp.sort(rows.astype(np.int64) * n + labels.astype(np.int64))
+    starts = xp.flatnonzero(group_starts(key))
+    ends = xp.empty_like(starts)
+    ends[:-1] = starts[1:]
+    ends[-1] = len(key)
+    counts = ends - starts
+    run_key = key[starts]
+    run_row = run_key // n
+    run_label = run_key - run_row * n
+    top = counts == _run_max(xp, run_row, counts, num_rows)
+    cand_row, cand_label = run_row[top], run_label[top]
+    first = group_starts(cand_row)          # runs ascend by label within a row: the first is the smallest
+    return cand_row[first], cand_label[first]
+
+
+class CDLP(Program):
+    name = "cdlp"
+    replicated_result = True
+
+    def __init__(self, iterations):
+        self.iterations = int(iterations)
+
+    def init(self, shard):
+        xp = shard.xp
+        vdt = shard.indices.dtype
+        # who counts for whom, fixed for the whole run: (local row, neighbor's global id), one pair per count
+        rows = [row_ids(shard.indptr)]
+        nbrs = [shard.indices]
+        if shard.directed:
+            cindptr, csources, _ = shard.csc()
+            rows.append(row_ids(cindptr))
+            nbrs.append(csources)
+        else:
+            # an undirected self loop counts twice (LDBC reference: as out- and as in-neighbor)
+            loop = shard.indices.astype(np.int64) == shard.global_rows().astype(np.int64)[rows[0]]
+            if bool(loop.any()):
+                rows.append(rows[0][loop])
+                nbrs.append(shard.indices[loop])
+        st = {
+            "label": xp.arange(shard.n, dtype=vdt),
+            "rows": xp.concatenate([r.astype(np.int64, copy=False) for r in rows]),
+            "nbrs": xp.concatenate([v.astype(vdt, copy=False) for v in nbrs]),
+            "owned": shard.global_rows(),
+        }
+        return st
+
+    def initial_report(self, shard, st):
+        return {"changed": shard.n}
+
+    def converged(self, report, step):
+        return step >= self.iterations or (step > 0 and report.get("changed", 1) == 0)
+
+    def superstep(self, shard, st, ctx):
+        label = st["label"]
+        old = label[st["owned"]]
+        row, best = mode_smallest(shard.xp, st["rows"], label[st["nbrs"]], shard.num_rows, shard.n)
+        new = old.copy()
+        new[row] = best.astype(new.dtype, copy=False)
+        changed = int(shard.xp.count_nonzero(new != old))
+        return Contribution({"label": new}, {"changed": changed})
+
+    def receive(self, shard, st, contributions, ctx):
+        shard.gather_owned(st["label"], contributions, "label")
+        return {"changed": int(sum(c.counters["changed"] for c in contributions))}
+
+    def finish(self, shard, st):
+        return {"label": st["label"]}
+
+
+def cdlp(G, *, iterations=10, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto",
+         on_step=None):
+    """Community detection by label propagation, LDBC Graphalytics semantics (column ``label``).
+
+    iterations : the number of synchronous label updates (Graphalytics: a
+        fixed count; 10 by default).  The run may stop sooner at a fixed point,
+        with the same labels.
+    The labels are vertex ids, in the user's ids (``r.label``; ``r.raw("label")``
+    gives internal ids).  Ties go to the smallest id; a self loop counts twice
+    (see :mod:`dgraph.algorithms.cdlp`).  Other keywords as in :func:`dgraph.bfs`.
+    """
+    from ..engine.run import run_program  # noqa: PLC0415
+
+    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
+        raise InputError(f"iterations={iterations!r}: expected a non-negative integer")
+
+    def make(ids):
+        return CDLP(iterations)
+
+    return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
+                       transport=transport, on_step=on_step, vertex_columns=("label",),
+                       params={"iterations": int(iterations)})

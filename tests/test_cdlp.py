@@ -1,0 +1,249 @@
+"""CDLP against an LDBC reference written from the spec, on every executor and partition count."""
+
+from collections import Counter, defaultdict
+
+import numpy as np
+import pytest
+from graphs import corpus
+from ldbc import load, match_exact, reference, written
+
+import dgraph
+from dgraph.backend import to_numpy
+from dgraph.errors import DGraphError
+
+CASES = [(label, kw) for label, kw in corpus(110, seed=11)]
+
+
+def _py(v):
+    return v.item() if hasattr(v, "item") else v
+
+
+def ldbc_cdlp(vertices, src, dst, *, directed, iterations, dedupe=True):
+    """LDBC Graphalytics CDLP, following the reference implementation's graph model.
+
+    The graph is built as the LDBC reference platform builds it: an
+    undirected edge is loaded as two arcs u->v and v->u; every arc is added
+    to its source's outgoing list and to its destination's incoming list,
+    except that a self loop lands in its vertex's outgoing list twice (the
+    Java PropertyGraph adds an edge to each endpoint, and a loop's endpoints
+    are one vertex whose outgoing side it is).  A vertex counts the labels of
+    the destinations of its outgoing arcs and of the sources of its incoming
+    arcs; the most frequent wins, the smallest on a tie.  A vertex with no
+    arcs keeps its label (the spec; the Java code would set it to 0).
+    Duplicate edges collapse first when ``dedupe`` (dgraph's default).
+    """
+    vertices = [_py(v) for v in vertices]
+    edges = [(_py(u), _py(v)) for u, v in zip(src, dst)]
+    if dedupe:
+        seen, unique = set(), []
+        for u, v in edges:
+            k = (u, v) if directed else (min(u, v), max(u, v))
+            if k not in seen:
+                seen.add(k)
+                unique.append(k)
+        edges = unique
+    arcs = edges if directed else [a for u, v in edges for a in ((u, v), (v, u))]
+    outgoing, incoming = defaultdict(list), defaultdict(list)
+    for u, v in arcs:
+        outgoing[u].append(v)
+        if u == v:
+            outgoing[v].append(u)
+        else:
+            incoming[v].append(u)
+    labels = {v: v for v in vertices}
+    for _ in range(iterations):
+        new = {}
+        for v in vertices:
+            hist = Counter(labels[w] for w in outgoing[v] + incoming[v])
+            if not hist:
+                new[v] = labels[v]
+                continue
+            best = max(hist.values())
+            new[v] = min(lab for lab, c in hist.items() if c == best)
+        labels = new
+    return [labels[v] for v in vertices]
+
+
+def _reference(G, kw, iterations):
+    return ldbc_cdlp(G.vertex_ids().tolist(), list(kw["src"]), list(kw["dst"]),
+                     directed=kw.get("directed", False), iterations=iterations, dedupe=kw.get("dedupe", True))
+
+
+def _labels(r):
+    return [_py(x) for x in to_numpy(r.label).tolist()]
+
+
+def test_matches_reference(backend):
+    checked = 0
+    for i, (name, kw) in enumerate(CASES):
+        variants = [kw] if i % 3 else [kw, dict(kw, dedupe=False)]  # multi-edges count once per copy
+        for kwv in variants:
+            G = dgraph.from_edges(**kwv).to(backend)
+            for it in range(1, 6):
+                r = dgraph.cdlp(G, iterations=it)
+                assert list(r.vertex.tolist()) == G.vertex_ids().tolist()
+                assert _labels(r) == _reference(G, kwv, it), f"{name} dedupe={kwv.get('dedupe', True)} it={it}"
+            checked += 1
+    assert checked >= 100
+
+
+def test_partitioned_matches_reference():
+    """Partitioned (simulated in one process) on the odd and random graphs, against the reference."""
+    for i, (name, kw) in enumerate(CASES):
+        G = dgraph.from_edges(**kw)
+        if G.num_vertices < 2:
+            continue
+        p = 2 + i % 3
+        method = ("range", "hash")[i % 2]
+        r = dgraph.cdlp(G.partition(min(p, G.num_vertices), method=method, client=False), iterations=3)
+        assert _labels(r) == _reference(G, kw, 3), f"{name} p={p} {method}"
+
+
+@pytest.mark.parametrize("kind", ["directed", "undirected"])
+def test_ldbc_reference(kind, tmp_path):
+    G, _ = load(kind)
+    ref = reference(kind, "CDLP")
+    for p in (1, 2, 3, 4):
+        target = G if p == 1 else G.partition(p, client=False)
+        r = dgraph.cdlp(target, iterations=2)
+        match_exact(written(r, "label", tmp_path, f"CDLP-{kind}-{p}"), ref)
+
+
+def test_partitions_equal_single():
+    for directed in (True, False):
+        G = dgraph.generate("rmat", scale=9, seed=3, directed=directed)
+        ref = dgraph.cdlp(G, iterations=10).label
+        for p in (2, 3, 4):
+            for method in ("range", "hash", "metis"):
+                for exchange in ("butterfly", "all-to-all"):
+                    r = dgraph.cdlp(G.partition(p, method=method, client=False), iterations=10, exchange=exchange)
+                    np.testing.assert_array_equal(r.label, ref, err_msg=f"directed={directed} p={p} {method}")
+
+
+def test_tie_goes_to_smallest_user_id():
+    """Sparse ids are renumbered; the smallest label is the smallest *user* id."""
+    big = 10**12
+    # hub 50 has leaves big+3, 7, big: one of each label, so it takes the smallest user id, 7
+    G = dgraph.from_edges([50, 50, 50], [big + 3, 7, big], renumber=True)
+    r = dgraph.cdlp(G, iterations=1)
+    assert r.value(50, "label") == 7
+    assert r.value(big + 3, "label") == 50 and r.value(big, "label") == 50
+    # negative ids: -9 is smallest
+    G = dgraph.from_edges([0, 0, 0], [-9, 4, -2])
+    assert dgraph.cdlp(G, iterations=1).value(0, "label") == -9
+    # strings: "apple" < "pear" < "zebra"
+    G = dgraph.from_edges(["hub"] * 3, ["pear", "zebra", "apple"])
+    assert dgraph.cdlp(G, iterations=1).value("hub", "label") == "apple"
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_relabeling_maps_labels(directed):
+    """An order-preserving relabeling maps the labels through; any relabeling matches the reference."""
+    rng = np.random.default_rng(7)
+    src, dst = rng.integers(0, 40, 150), rng.integers(0, 40, 150)
+    base = dgraph.cdlp(dgraph.from_edges(src, dst, directed=directed, num_vertices=40), iterations=4)
+    f = lambda v: 10**12 + 1000 * np.asarray(v, dtype=np.int64)  # noqa: E731
+    G = dgraph.from_edges(f(src), f(dst), directed=directed, vertices=f(np.arange(40)))
+    r = dgraph.cdlp(G, iterations=4)
+    np.testing.assert_array_equal(r.vertex, f(base.vertex))
+    np.testing.assert_array_equal(r.label, f(base.label))
+    perm = rng.permutation(40) * 13 + 5  # not order-preserving
+    kw = dict(src=perm[src], dst=perm[dst], directed=directed, vertices=perm, renumber=True)
+    G = dgraph.from_edges(**kw)
+    assert _labels(dgraph.cdlp(G, iterations=4)) == _reference(G, kw, 4)
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_self_loop_counts_twice(directed):
+    # vertex 2: neighbors 0 and 1 once each, and itself through the loop twice -> keeps label 2
+    kw = dict(src=[0, 1, 2], dst=[2, 2, 2], directed=directed)
+    G = dgraph.from_edges(**kw)
+    r = dgraph.cdlp(G, iterations=1)
+    assert r.value(2, "label") == 2
+    assert _labels(r) == _reference(G, kw, 1)
+    # a second iteration, where neighbors' labels may tie with the loop's double count
+    kw = dict(src=[0, 1, 3, 2, 4, 4], dst=[2, 2, 2, 2, 1, 3], directed=directed)
+    G = dgraph.from_edges(**kw)
+    assert _labels(dgraph.cdlp(G, iterations=2)) == _reference(G, kw, 2)
+    # an undirected loop listed twice (dedupe=False) counts four times
+    kw = dict(src=[0, 0, 1, 1, 1], dst=[0, 0, 0, 2, 3], directed=directed, dedupe=False)
+    G = dgraph.from_edges(**kw)
+    assert _labels(dgraph.cdlp(G, iterations=3)) == _reference(G, kw, 3)
+
+
+def test_both_directions_count_twice():
+    # 0 <-> 1 and 2 -> 0, 3 -> 0: for vertex 0, label 1 counts twice, 2 and 3 once -> 1
+    G = dgraph.from_edges([0, 1, 2, 3], [1, 0, 0, 0], directed=True)
+    assert dgraph.cdlp(G, iterations=1).value(0, "label") == 1
+    # only one direction: all once, smallest wins
+    G = dgraph.from_edges([0, 2, 3], [1, 0, 0], directed=True)
+    assert dgraph.cdlp(G, iterations=1).value(0, "label") == 1
+    G = dgraph.from_edges([1, 2, 3, 0], [0, 0, 0, 3], directed=True)
+    assert dgraph.cdlp(G, iterations=1).value(0, "label") == 3
+
+
+def test_iterations_zero_isolated_and_fixed_point():
+    # a triangle and two isolated vertices
+    G = dgraph.from_edges([0, 1, 2], [1, 2, 0], num_vertices=5)
+    r = dgraph.cdlp(G, iterations=0)
+    np.testing.assert_array_equal(r.label, np.arange(5))
+    assert r.supersteps == 0
+    # [1, 0, 0] -> [0, 0, 0] -> unchanged: the run stops at the fixed point
+    r = dgraph.cdlp(G, iterations=50)
+    np.testing.assert_array_equal(r.label, [0, 0, 0, 3, 4])  # isolated vertices keep their own label
+    assert r.supersteps == 3
+    assert r.stats["changed"].tolist() == [3, 1, 0]
+    assert r.params["iterations"] == 50
+    # a path is bipartite: synchronous updates oscillate and every iteration runs
+    G = dgraph.from_edges([0, 1], [1, 2])
+    for it, want in ((1, [1, 0, 1]), (2, [0, 1, 0]), (7, [1, 0, 1])):
+        steps = []
+        np.testing.assert_array_equal(dgraph.cdlp(G, iterations=it, on_step=steps.append).label, want)
+        assert len(steps) == it
+
+
+def test_empty_graph():
+    r = dgraph.cdlp(dgraph.from_edges([], [], num_vertices=0), iterations=3)
+    assert len(r.vertex) == 0 and len(r.label) == 0
+
+
+def test_bad_arguments():
+    G = dgraph.from_edges([0, 1], [1, 2])
+    for bad in (-1, 1.5, "3", True, None):
+        with pytest.raises(DGraphError, match="iterations"):
+            dgraph.cdlp(G, iterations=bad)
+    with pytest.raises(DGraphError, match="executor"):
+        dgraph.cdlp(G, executor="spmd")
+
+
+# -- on a Dask cluster -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def client():
+    from dgraph.cluster import close, connect
+
+    c = connect(workers=2, timeout=60)
+    yield c
+    close()
+
+
+def test_executors_equal_local(client):
+    # the odd graphs with 3+ vertices (duplicates, self loops, string/negative/sparse ids...) and random ones
+    graphs = [kw for _, kw in CASES[6:20] if dgraph.from_edges(**kw).num_vertices >= 3]
+    assert len(graphs) >= 12
+    for kw in graphs:
+        G = dgraph.from_edges(**kw)
+        ref = dgraph.cdlp(G, iterations=4)
+        for p in (2, 3):
+            PG = G.partition(p, method="hash" if p == 3 else "range", client=client)
+            for executor in ("tasks", "spmd"):
+                r = dgraph.cdlp(PG, iterations=4, executor=executor)
+                assert _labels(r) == _labels(ref), f"{kw} p={p} {executor}"
+                assert r.params["executor"] == executor
+    G = dgraph.generate("rmat", scale=8, seed=5, directed=True)
+    ref = dgraph.cdlp(G, iterations=6).label
+    PG = G.partition(3, method="metis", client=client)
+    for executor in ("tasks", "spmd"):
+        for exchange in ("butterfly", "all-to-all"):
+            r = dgraph.cdlp(PG, iterations=6, executor=executor, exchange=exchange)
+            np.testing.assert_array_equal(r.label, ref, err_msg=f"{executor} {exchange}")

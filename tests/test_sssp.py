@@ -1,0 +1,294 @@
+"""SSSP (near/far delta-stepping) against scipy's Dijkstra, the LDBC reference, and itself across
+deltas, partitions and executors."""
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.csgraph as cg
+from graphs import corpus, weighted
+from ldbc import load, match_epsilon, reference, written
+
+import dgraph
+from dgraph.backend import to_numpy
+from dgraph.errors import InputError, VertexNotFoundError
+
+CASES = list(corpus(110, seed=11))
+
+
+def _weighted_cases(seed=3):
+    """Every corpus graph twice: float weights in [0, 10) and integer weights 0..10 (10% zeros each)."""
+    rng = np.random.default_rng(seed)
+    for label, kw in CASES:
+        yield f"{label}-float", weighted(kw, rng), False
+        yield f"{label}-int", weighted(kw, rng, integer=True), True
+
+
+def _sources(G, rng):
+    n = G.num_vertices
+    if n == 0:
+        return []
+    deg = to_numpy(G.out_degree())
+    return sorted({int(rng.integers(0, n)), int(np.argmax(deg))})
+
+
+def _user(G, v):
+    u = G.ids.to_user(v)
+    return u.item() if hasattr(u, "item") else u
+
+
+def reference_distances(G, source):
+    """scipy's Dijkstra on the deduplicated (minimum weight) CSR; explicit zero weights are edges."""
+    return cg.dijkstra(G.to_scipy(), directed=True, indices=source)
+
+
+def min_tight_parents(G, dist, source):
+    """For every vertex, the smallest u with an edge u -> v and dist[u] + w == dist[v] (else -1)."""
+    A = sp.coo_matrix(G.to_scipy())
+    u, v, w = A.row, A.col, A.data.astype(np.float64)
+    tight = np.isfinite(dist[v]) & (dist[u] + w == dist[v]) & (v != source)
+    best = np.full(G.num_vertices, np.iinfo(np.int64).max)
+    np.minimum.at(best, v[tight], u[tight])
+    best[best == np.iinfo(np.int64).max] = -1
+    best[source] = source
+    return best
+
+
+def _check(G, source, r, integer):
+    dist = to_numpy(r.raw("distance"))
+    parent = to_numpy(r.raw("parent")).astype(np.int64)
+    assert dist.dtype == np.float64
+    ref = reference_distances(G, source)
+    if integer:
+        np.testing.assert_array_equal(dist, ref)
+    else:
+        np.testing.assert_allclose(dist, ref, rtol=1e-12, atol=0)
+        np.testing.assert_array_equal(np.isinf(dist), np.isinf(ref))
+    reached = np.isfinite(dist)
+    assert np.all((parent >= 0) == reached), "a parent exactly for the reached vertices"
+    best = min_tight_parents(G, dist, source)
+    assert np.all(best[reached] >= 0), "every reached vertex has a tight in-edge"
+    np.testing.assert_array_equal(parent, best)
+
+
+def test_matches_scipy_dijkstra(backend):
+    rng = np.random.default_rng(5)
+    graphs = checked = 0
+    for label, kw, integer in _weighted_cases():
+        G = dgraph.from_edges(**kw).to(backend)
+        H = G.to("numpy")
+        srcs = _sources(H, rng)
+        graphs += bool(srcs)
+        for s in srcs:
+            r = dgraph.sssp(G, _user(G, s))
+            try:
+                _check(H, s, r, integer)
+            except AssertionError as exc:
+                raise AssertionError(f"graph {label}, source {s}: {exc}") from None
+            checked += 1
+    assert graphs >= 200 and checked >= 300
+
+
+def test_scipy_reference_agrees_with_networkx():
+    """The reference itself: scipy counts explicit zero weights as edges, as NetworkX does."""
+    checked = 0
+    for label, kw, _ in list(_weighted_cases(seed=4))[:80]:
+        G = dgraph.from_edges(**kw)
+        if G.num_vertices == 0:
+            continue
+        s = int(np.argmax(to_numpy(G.out_degree())))
+        ref = reference_distances(G, s)
+        lengths = nx.single_source_dijkstra_path_length(G.to_networkx(), _user(G, s), weight="weight")
+        user = G.vertex_ids().tolist()
+        expect = np.array([lengths.get(v, np.inf) for v in user], dtype=np.float64)
+        np.testing.assert_allclose(ref, expect, rtol=1e-12, err_msg=label)
+        checked += 1
+    assert checked >= 70
+    zero = dgraph.from_edges([0, 1], [1, 2], weights=[0.0, 0.0], directed=True)
+    np.testing.assert_array_equal(reference_distances(zero, 0), [0.0, 0.0, 0.0])
+
+
+def test_unweighted_is_bfs():
+    """Weight 1 everywhere: distance = BFS depth, and the parent rule is BFS's (smallest id one level up)."""
+    checked = 0
+    for label, kw in CASES[:60]:
+        G = dgraph.from_edges(**kw)
+        if G.num_vertices == 0:
+            continue
+        s = _user(G, int(np.argmax(to_numpy(G.out_degree()))))
+        r, b = dgraph.sssp(G, s), dgraph.bfs(G, s)
+        depth = b.raw("depth").astype(np.float64)
+        depth[depth < 0] = np.inf
+        np.testing.assert_array_equal(r.raw("distance"), depth, err_msg=label)
+        np.testing.assert_array_equal(r.raw("parent").astype(np.int64), b.raw("parent").astype(np.int64),
+                                      err_msg=label)
+        checked += 1
+    assert checked >= 50
+
+
+@pytest.mark.parametrize("kind", ["directed", "undirected"])
+def test_ldbc_reference(kind, tmp_path):
+    G, source = load(kind, weighted=True)
+    ref = reference(kind, "SSSP")
+    assert "Infinity" in ref.values() or kind == "undirected"
+    for p in (1, 2, 3, 4):
+        target = G if p == 1 else G.partition(p, client=False)
+        r = dgraph.sssp(target, source)
+        match_epsilon(written(r, "distance", tmp_path, f"SSSP-{kind}-{p}"), ref)
+
+
+def _delta_graphs():
+    rng = np.random.default_rng(12)
+    yield "rmat-float", dgraph.generate("rmat", scale=9, seed=2, directed=True, weighted=True)
+    yield "rmat-int", dgraph.generate("rmat", scale=9, seed=3, weighted=True, weights="int")
+    yield "grid", dgraph.generate("grid", rows=15, cols=17, weighted=True, seed=4)
+    for label, kw, _ in list(_weighted_cases(seed=8))[40:60]:
+        yield label, dgraph.from_edges(**kw)
+    yield "unweighted", dgraph.from_edges(**dict(CASES[30][1]))
+    yield "zero-weights", dgraph.from_edges(**weighted(CASES[31][1], rng, zero_fraction=0.7))
+
+
+def test_every_delta_gives_the_same_result():
+    for label, G in _delta_graphs():
+        s = _user(G, int(np.argmax(to_numpy(G.out_degree()))))
+        auto = dgraph.sssp(G, s)
+        assert auto.params["delta"] > 0
+        for delta in (1e-3, 0.25, 1, 3, 100, math.inf):
+            r = dgraph.sssp(G, s, delta=delta)
+            assert r.params["delta"] == delta
+            np.testing.assert_array_equal(r.raw("distance"), auto.raw("distance"), err_msg=f"{label} {delta}")
+            np.testing.assert_array_equal(r.raw("parent"), auto.raw("parent"), err_msg=f"{label} {delta}")
+
+
+def test_priority_queue_orders_the_work():
+    """A small delta takes more supersteps and fewer relaxations than Bellman-Ford (delta = inf)."""
+    G = dgraph.generate("grid", rows=20, cols=20, weighted=True, seed=1)
+    small, bf = dgraph.sssp(G, 0, delta=0.05), dgraph.sssp(G, 0, delta=math.inf)
+    assert small.supersteps > bf.supersteps
+    assert small.edges_touched < bf.edges_touched
+    s = small.stats
+    assert {"frontier", "far", "bound", "improved", "edges"} <= set(s.columns)
+    assert s["bound"].is_monotonic_increasing and s["frontier"].iloc[-1] == 0
+
+
+def test_auto_delta_is_davidsons_heuristic():
+    from dgraph.algorithms.sssp import auto_delta
+
+    G = dgraph.from_edges([0, 0, 1, 2], [1, 2, 3, 3], weights=[1.0, 2.0, 3.0, 6.0], directed=True)
+    # mean weight 3, mean out-degree 4 arcs / 4 vertices = 1: 32 * 3 / 1 = 96 -> 128
+    assert dgraph.sssp(G, 0).params["delta"] == 128.0
+    # unweighted (weight 1), 1 arc / 2 vertices: 32 * 1 / 0.5 = 64
+    assert dgraph.sssp(dgraph.from_edges([0], [1], directed=True), 0).params["delta"] == 64.0
+    assert auto_delta(0, 0.0, 5) == 1.0 and auto_delta(4, 0.0, 2) == 1.0
+    assert auto_delta(1000, 1000 * 0.5, 100) == 2.0  # 32 * 0.5 / 10 = 1.6
+
+
+@pytest.mark.parametrize("method", ["range", "hash", "metis"])
+def test_partitions_equal_single_exactly(method):
+    checked = 0
+    for label, G in list(_delta_graphs())[:12]:
+        s = _user(G, int(np.argmax(to_numpy(G.out_degree()))))
+        ref = dgraph.sssp(G, s)
+        for p in (2, 3, 4):
+            if p > G.num_vertices:
+                continue
+            r = dgraph.sssp(G.partition(p, method=method, client=False), s)
+            np.testing.assert_array_equal(r.raw("distance"), ref.raw("distance"), err_msg=f"{label} p={p}")
+            np.testing.assert_array_equal(r.raw("parent"), ref.raw("parent"), err_msg=f"{label} p={p}")
+            assert r.supersteps == ref.supersteps
+            checked += 1
+    assert checked >= 30
+
+
+def test_string_ids_and_user_parents():
+    G = dgraph.from_edges(["a", "b", "a", "c", "x"], ["b", "c", "c", "d", "y"], weights=[1, 1, 3, 2, 1],
+                          directed=True)
+    r = dgraph.sssp(G, "a")
+    dist = dict(zip(r.vertex.tolist(), r.distance.tolist()))
+    assert dist == {"a": 0.0, "b": 1.0, "c": 2.0, "d": 4.0, "x": math.inf, "y": math.inf}
+    par = dict(zip(r.vertex.tolist(), r.parent.tolist()))
+    assert par == {"a": "a", "b": "a", "c": "b", "d": "c", "x": None, "y": None}
+    assert list(r.to_pandas().columns) == ["vertex", "distance", "parent"]
+
+
+def test_ties_take_the_smallest_parent():
+    # 0 -> 3 costs 2 through 1 and through 2, and 2 directly; a zero-weight self loop changes nothing
+    G = dgraph.from_edges([0, 0, 1, 2, 0, 3], [1, 2, 3, 3, 3, 3], weights=[1, 1, 1, 1, 2, 0], directed=True)
+    r = dgraph.sssp(G, 0)
+    assert r.distance.tolist() == [0, 1, 1, 2] and r.parent.tolist() == [0, 0, 0, 0]
+    r = dgraph.sssp(G.partition(2, method="hash", client=False), 0)
+    assert r.parent.tolist() == [0, 0, 0, 0]
+
+
+def test_negative_weight_is_an_input_error_before_any_work():
+    steps = []
+    G = dgraph.from_edges(["p", "q", "r", "s"], ["q", "r", "s", "p"], weights=[1.0, -2.5, 3.0, -1.0],
+                          directed=True)
+    for target in (G, G.partition(2, client=False)):
+        with pytest.raises(InputError, match=r"edge 'q' -> 'r' has weight -2\.5"):
+            dgraph.sssp(target, "p", on_step=steps.append)
+    H = dgraph.from_edges([5, 7, 9], [7, 9, 5], weights=[2, 0, -4])
+    with pytest.raises(InputError, match="edge 5 -> 9 has weight -4"):  # undirected: the smaller end first
+        dgraph.sssp(H, 5, on_step=steps.append)
+    assert steps == []
+
+
+@pytest.mark.parametrize("delta", [0, -1.0, float("nan"), "big", True, [1]])
+def test_bad_delta(delta):
+    G = dgraph.from_edges([0], [1], weights=[1.0])
+    with pytest.raises(InputError, match="delta="):
+        dgraph.sssp(G, 0, delta=delta)
+
+
+def test_missing_source_and_empty_graph():
+    with pytest.raises(VertexNotFoundError, match="source 7"):
+        dgraph.sssp(dgraph.from_edges([0, 1], [1, 2], weights=[1, 1]), 7)
+    with pytest.raises(VertexNotFoundError):
+        dgraph.sssp(dgraph.from_edges([], [], num_vertices=0), 0)
+    r = dgraph.sssp(dgraph.from_edges([], [], num_vertices=1), 0)
+    assert r.distance.tolist() == [0.0] and r.parent.tolist() == [0]
+
+
+# -- tasks and spmd on a LocalCluster ------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def client():
+    from dgraph.cluster import close, connect
+
+    c = connect(workers=2, timeout=60)
+    yield c
+    close()
+
+
+def _distributed_graphs():
+    rng = np.random.default_rng(21)
+    picks = [kw for _, kw in CASES[15:] if 12 <= kw["num_vertices"]][:6]
+    for i, kw in enumerate(picks):
+        yield f"random-{i}", dgraph.from_edges(**weighted(kw, rng, integer=bool(i % 2)))
+    yield "grid", dgraph.generate("grid", rows=6, cols=7, weighted=True, seed=2)
+    yield "rmat", dgraph.generate("rmat", scale=6, seed=5, directed=True, weighted=True, weights="int")
+
+
+def test_executors_equal_local(client):
+    graphs = 0
+    for label, G in _distributed_graphs():
+        s = _user(G, int(np.argmax(to_numpy(G.out_degree()))))
+        ref = dgraph.sssp(G, s)
+        for p in (2, 3):
+            PG = G.partition(p, client=client)
+            for executor, exchange in (("tasks", "butterfly"), ("spmd", "butterfly"), ("spmd", "all-to-all")):
+                r = dgraph.sssp(PG, s, executor=executor, exchange=exchange)
+                what = f"{label} p={p} {executor} {exchange}"
+                np.testing.assert_array_equal(r.raw("distance"), ref.raw("distance"), err_msg=what)
+                np.testing.assert_array_equal(r.raw("parent"), ref.raw("parent"), err_msg=what)
+                assert r.params["executor"] == executor and r.params["delta"] == ref.params["delta"]
+        graphs += 1
+    assert graphs == 8
+
+
+def test_distributed_negative_weight(client):
+    G = dgraph.from_edges([0, 1, 2], [1, 2, 0], weights=[1, -1, 2], directed=True)
+    with pytest.raises(InputError, match="edge 1 -> 2 has weight -1"):
+        dgraph.sssp(G.partition(2, client=client), 0, executor="spmd")

@@ -1,0 +1,146 @@
+"""Weakly connected components against NetworkX and the LDBC reference, on every executor and partition count.
+
+The label of a vertex is the smallest vertex id of its component (in the
+user's ids), so every run must give exactly the same labels.
+"""
+
+import networkx as nx
+import numpy as np
+import pytest
+from graphs import corpus
+from ldbc import load, match_equivalent, reference, written
+
+import dgraph
+from dgraph.backend import to_numpy
+
+CASES = [(label, kw) for label, kw in corpus(115, seed=11)]
+
+
+def _nx_labels(G):
+    """{user vertex: smallest user id of its component}, from NetworkX."""
+    g = G.to("numpy").to_networkx()
+    comps = nx.weakly_connected_components(g) if g.is_directed() else nx.connected_components(g)
+    return {v: min(c) for c in comps for v in c}
+
+
+def _labels(r):
+    return dict(zip(r.vertex.tolist(), to_numpy(r.component).tolist()))
+
+
+def test_matches_networkx(backend):
+    checked = 0
+    for label, kw in CASES:
+        G = dgraph.from_edges(**kw).to(backend)
+        r = dgraph.wcc(G)
+        assert len(r.vertex) == G.num_vertices, label
+        assert _labels(r) == _nx_labels(G), label
+        checked += 1
+    assert checked >= 100
+
+
+def test_odd_cases():
+    r = dgraph.wcc(dgraph.from_edges([], [], num_vertices=0))
+    assert len(r.component) == 0
+    assert dgraph.wcc(dgraph.from_edges([], [], num_vertices=1)).component.tolist() == [0]
+    assert dgraph.wcc(dgraph.from_edges([0], [0])).component.tolist() == [0]
+    assert dgraph.wcc(dgraph.from_edges([], [], num_vertices=3)).component.tolist() == [0, 1, 2]
+    # direction ignored: 2 -> 1 <- 0 and 3 -> 4 -> 3
+    r = dgraph.wcc(dgraph.from_edges([2, 0, 3, 4], [1, 1, 4, 3], directed=True))
+    assert r.component.tolist() == [0, 0, 0, 3, 3]
+    r = dgraph.wcc(dgraph.from_edges(["b", "a", "c", "x"], ["a", "c", "d", "y"]))
+    assert _labels(r) == {"a": "a", "b": "a", "c": "a", "d": "a", "x": "x", "y": "x"}
+    r = dgraph.wcc(dgraph.from_edges([-5, -1, 7, 50], [-1, 7, 100, 60]))
+    assert _labels(r) == {-5: -5, -1: -5, 7: -5, 100: -5, 50: 50, 60: 50}
+    assert dgraph.cc is dgraph.wcc
+
+
+def test_long_paths_and_stats(backend):
+    rng = np.random.default_rng(3)
+    n = 20000
+    perm = rng.permutation(n)
+    cut = rng.choice(np.arange(1, n - 1), size=5, replace=False)   # 6 random-id paths
+    keep = np.ones(n - 1, bool)
+    keep[cut] = False
+    G = dgraph.from_edges(perm[:-1][keep], perm[1:][keep], num_vertices=n, directed=True).to(backend)
+    r = dgraph.wcc(G)
+    comp = to_numpy(r.raw("component"))
+    groups = np.split(perm, np.sort(cut) + 1)
+    assert len(np.unique(comp)) == 6
+    for grp in groups:
+        assert (comp[grp] == grp.min()).all()
+    s = r.stats
+    assert s["hooks"].iloc[-1] == 0 and (s["hooks"].iloc[:-1] > 0).all()
+    assert s["components"].iloc[-1] == 6
+    assert r.supersteps < 40
+
+
+@pytest.mark.parametrize("kind", ["directed", "undirected"])
+def test_ldbc_reference(kind, tmp_path):
+    G, _ = load(kind)
+    ref = reference(kind, "WCC")
+    single = None
+    for p in (1, 2, 3, 4):
+        target = G if p == 1 else G.partition(p, client=False)
+        r = dgraph.wcc(target)
+        got = written(r, "component", tmp_path, f"WCC-{kind}-{p}")
+        match_equivalent(got, ref)
+        # the label is the smallest id of the group
+        for v, c in got.items():
+            assert int(c) == min(u for u in got if got[u] == c), v
+        single = got if single is None else single
+        assert got == single
+
+
+def test_partitions_give_the_same_labels(backend):
+    graphs = [dgraph.generate("rmat", scale=9, seed=4, directed=True),
+              dgraph.generate("rmat", scale=9, edgefactor=2, seed=5, directed=False),
+              dgraph.generate("grid", rows=12, cols=15)]
+    graphs += [dgraph.from_edges(**kw) for _, kw in CASES[15:30]]
+    for G in graphs:
+        G = G.to(backend)
+        ref = to_numpy(dgraph.wcc(G).raw("component"))
+        for p in (2, 3, 4):
+            if p > G.num_vertices:
+                continue
+            for method in ("range", "hash", "metis"):
+                r = dgraph.wcc(G.partition(p, method=method, client=False), exchange="all-to-all" if p == 3 else "butterfly")
+                np.testing.assert_array_equal(to_numpy(r.raw("component")), ref, err_msg=f"{G} p={p} {method}")
+                assert r.params["partitions"] == p
+
+
+# -- Dask executors ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def client():
+    from dgraph.cluster import close, connect
+
+    c = connect(workers=2, timeout=60)
+    yield c
+    close()
+
+
+def test_executors_equal_local(client):
+    graphs = [dgraph.generate("rmat", scale=8, seed=9, directed=True), dgraph.generate("grid", rows=5, cols=9)]
+    graphs += [dgraph.from_edges(**kw) for label, kw in CASES if not label.startswith("empty")][4:12]
+    for G in graphs:
+        ref = to_numpy(dgraph.wcc(G).raw("component"))
+        for p in (2, 3):
+            if p > G.num_vertices:
+                continue
+            PG = G.partition(p, client=client)
+            for exchange in ("butterfly", "all-to-all"):
+                for executor in ("tasks", "spmd"):
+                    r = dgraph.wcc(PG, executor=executor, exchange=exchange)
+                    np.testing.assert_array_equal(to_numpy(r.raw("component")), ref,
+                                                  err_msg=f"{G} p={p} {exchange} {executor}")
+                    assert r.params["executor"] == executor
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_shards_built_on_workers(client, directed):
+    G = dgraph.generate("rmat", scale=9, edgefactor=2, seed=9, directed=directed)
+    ref = to_numpy(dgraph.wcc(G).raw("component"))
+    PG = dgraph.generate_partitioned("rmat", 3, client=client, scale=9, edgefactor=2, seed=9, directed=directed,
+                                     method="hash", chunks=4)
+    assert PG.num_arcs == G.num_arcs
+    np.testing.assert_array_equal(to_numpy(dgraph.wcc(PG).raw("component")), ref)
