@@ -45,11 +45,20 @@ def reference_distances(G, source):
 
 
 def min_tight_parents(G, dist, source):
-    """For every vertex, the smallest u with an edge u -> v and dist[u] + w == dist[v] (else -1)."""
+    """For every vertex, the smallest u with a tight edge u -> v (dist[u] + w == dist[v]) that is one
+    hop closer to the source on the fewest-hop shortest paths (else -1): the parents form a tree."""
     A = sp.coo_matrix(G.to_scipy())
     u, v, w = A.row, A.col, A.data.astype(np.float64)
     tight = np.isfinite(dist[v]) & (dist[u] + w == dist[v]) & (v != source)
-    best = np.full(G.num_vertices, np.iinfo(np.int64).max)
+    n = G.num_vertices
+    T = sp.csr_matrix((np.ones(int(tight.sum())), (u[tight], v[tight])), shape=(n, n))
+    order, pred = cg.breadth_first_order(T, source, directed=True, return_predecessors=True)
+    hops = np.full(n, -1)
+    hops[source] = 0
+    for x in order[1:]:
+        hops[x] = hops[pred[x]] + 1
+    tight &= (hops[u] + 1 == hops[v]) & (hops[u] >= 0)
+    best = np.full(n, np.iinfo(np.int64).max)
     np.minimum.at(best, v[tight], u[tight])
     best[best == np.iinfo(np.int64).max] = -1
     best[source] = source
@@ -211,6 +220,15 @@ def test_string_ids_and_user_parents():
     par = dict(zip(r.vertex.tolist(), r.parent.tolist()))
     assert par == {"a": "a", "b": "a", "c": "b", "d": "c", "x": None, "y": None}
     assert list(r.to_pandas().columns) == ["vertex", "distance", "parent"]
+
+
+def test_zero_weight_cycles_still_give_a_tree():
+    # 0 -> 3 (1), then a zero-weight cycle 3 -> 1 -> 2 -> 1: every parent chain must reach 0
+    G = dgraph.from_edges([0, 3, 1, 2], [3, 1, 2, 1], weights=[1.0, 0.0, 0.0, 0.0], directed=True)
+    for target in (G, G.partition(2, method="hash", client=False)):
+        r = dgraph.sssp(target, 0)
+        assert r.distance.tolist() == [0, 1, 1, 1]
+        assert r.parent.tolist() == [0, 3, 1, 0]
 
 
 def test_ties_take_the_smallest_parent():

@@ -46,8 +46,14 @@ relaxation used, so it is exact: the edge that last lowered ``dist[v]``
 satisfies it).  Each shard finds candidates over its owned out-edges; one
 final exchange reconciles them by minimum.  So every executor, partition
 count, backend and delta returns the same parent array.  The source is its
-own parent.  Where zero-weight cycles sit on shortest paths, parents follow
-that rule too and may then point around the cycle instead of forming a tree.
+own parent.
+
+Ties are broken by hop count, so the parents always form a tree, zero-weight
+cycles included: the relaxation orders candidates by (distance, hops), the
+converged state is the lexicographic minimum (the shortest distance, then
+the fewest edges among shortest paths), and a parent must also be exactly
+one hop closer to the source (``hops[u] + 1 == hops[v]``), so following
+parents always reaches the source.
 """
 
 from __future__ import annotations
@@ -62,12 +68,15 @@ from ..backend.primitives import expand, row_ids, scatter_min
 from ..engine.program import Contribution, Program
 from ..errors import InputError
 
+#: the hop count of a vertex no path has reached yet
+HOPS_UNSET = np.iinfo(np.int64).max
+
 #: Davidson et al.'s constant in delta = C * mean weight / mean degree (a warp's width)
 DELTA_FACTOR = 32.0
 
 
 class SSSPState:
-    __slots__ = ("dist", "frontier", "pending", "pile", "bound", "parents", "big")
+    __slots__ = ("dist", "hops", "frontier", "pending", "pile", "bound", "parents", "big")
 
 
 class SSSP(Program):
@@ -88,6 +97,8 @@ class SSSP(Program):
         st = SSSPState()
         st.dist = xp.full(n, np.inf, dtype=np.float64)
         st.dist[self.source] = 0.0
+        st.hops = xp.full(n, HOPS_UNSET, dtype=np.int64)
+        st.hops[self.source] = 0
         st.frontier = xp.asarray([self.source], dtype=vdt)
         st.pending = xp.zeros(n, dtype=bool)   # in the far pile and not relaxed since
         st.pile = xp.empty(0, dtype=vdt)       # far vertices (may hold stale entries and repeats)
@@ -108,28 +119,42 @@ class SSSP(Program):
         rows, gids = _owned(shard, st.frontier)
         seg, eid = expand(shard.indptr, rows)
         dst = shard.indices[eid]
-        cand = st.dist[gids[seg]] + _weights(shard, eid)
-        better = cand < st.dist[dst]
-        dst, cand = dst[better], cand[better]
+        src = gids[seg]
+        cand = st.dist[src] + _weights(shard, eid)
+        hops = st.hops[src] + 1
+        dv = st.dist[dst]
+        better = (cand < dv) | ((cand == dv) & (hops < st.hops[dst]))
+        dst, cand, hops = dst[better], cand[better], hops[better]
         v = xp.unique(dst)
         best = xp.full(len(v), np.inf, dtype=np.float64)
+        fewest = xp.full(len(v), HOPS_UNSET, dtype=np.int64)
         if len(v):
-            scatter_min(best, xp.searchsorted(v, dst), cand)
-        return Contribution({"v": v, "d": best}, {"edges": len(eid)})
+            at = xp.searchsorted(v, dst)
+            scatter_min(best, at, cand)
+            tie = cand == best[at]
+            scatter_min(fewest, at[tie], hops[tie])
+        return Contribution({"v": v, "d": best, "h": fewest}, {"edges": len(eid)})
 
     # -- merge + filter into near / far ----------------------------------------------
     def receive(self, shard, st, contributions, ctx):
         xp = shard.xp
         if len(contributions) == 1:
-            v, d = contributions[0].arrays["v"], contributions[0].arrays["d"]
-            st.dist[v] = d  # unique, and each one beats the distance it was relaxed against
+            c = contributions[0]
+            v = c.arrays["v"]
+            st.dist[v] = c.arrays["d"]  # unique, and each beats the (distance, hops) it was relaxed against
+            st.hops[v] = c.arrays["h"]
             changed = v
         else:
-            vs = [to_backend(c.arrays["v"], xp) for c in contributions]
-            ds = [to_backend(c.arrays["d"], xp) for c in contributions]
-            v = xp.concatenate(vs).astype(st.frontier.dtype, copy=False)
-            scatter_min(st.dist, v, xp.concatenate(ds))
-            # every contributed value beat the distance every shard held: all of them improve
+            v = xp.concatenate([to_backend(c.arrays["v"], xp) for c in contributions]).astype(
+                st.frontier.dtype, copy=False)
+            d = xp.concatenate([to_backend(c.arrays["d"], xp) for c in contributions])
+            h = xp.concatenate([to_backend(c.arrays["h"], xp) for c in contributions])
+            before = st.dist[v]
+            scatter_min(st.dist, v, d)
+            st.hops[v[st.dist[v] < before]] = HOPS_UNSET  # a shorter distance: its hop count starts over
+            tie = d == st.dist[v]
+            scatter_min(st.hops, v[tie], h[tie])
+            # every contribution beat the (distance, hops) every shard held: all of them improve
             changed = xp.unique(v)
         near = st.dist[changed] < st.bound
         frontier, far = changed[near], changed[~near]
@@ -167,7 +192,8 @@ class SSSP(Program):
         src = src.astype(shard.indices.dtype, copy=False)
         dst = shard.indices
         dv = st.dist[dst]
-        tight = (dv < np.inf) & (st.dist[src] + _weights(shard, None) == dv) & (dst != self.source)
+        tight = ((dv < np.inf) & (st.dist[src] + _weights(shard, None) == dv) & (dst != self.source)
+                 & (st.hops[src] + 1 == st.hops[dst]))
         src, dst = src[tight], dst[tight]
         v = xp.unique(dst)
         u = xp.full(len(v), st.big, dtype=shard.indices.dtype)
