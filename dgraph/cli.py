@@ -41,6 +41,14 @@ ALGORITHMS = {
     "wcc": {"help": "weakly connected components (label: the smallest vertex id)", "options": [], "flags": []},
     "cdlp": {"help": "community detection by label propagation (LDBC semantics)", "options": ["iterations"],
              "flags": [("--iterations", dict(type=int, default=10))]},
+    "lcc": {"help": "local clustering coefficient (LDBC semantics)", "options": [], "flags": []},
+    "triangle_count": {"help": "triangles through every vertex, and the total", "options": [], "flags": []},
+    "bc": {"help": "betweenness centrality (Brandes; all sources unless --sources)",
+           "options": ["sources", "normalized", "endpoints"],
+           "flags": [("--sources", dict(nargs="+", help="source vertex ids (default: all vertices)")),
+                     ("--raw", dict(dest="normalized", action="store_false", default=None,
+                                    help="do not normalize (NetworkX normalized=False)")),
+                     ("--endpoints", dict(action="store_true", default=None, help="count path endpoints"))]},
 }
 
 
@@ -119,8 +127,15 @@ def _summary(name, r, G, args):
         what = f"top vertex {cols['vertex'][top]} ({cols['pagerank'][top]:.6g})" if n else "empty graph"
     elif name == "wcc":
         what = f"{len(np.unique(cols['component'])):,} components"
-    else:  # cdlp
+    elif name == "cdlp":
         what = f"{len(np.unique(cols['label'])):,} communities"
+    elif name == "lcc":
+        what = f"mean {cols['lcc'].mean() if n else 0:.6g}"
+    elif name == "triangle_count":
+        what = f"{r.params.get('total', int(cols['triangles'].sum()) // 3):,} triangles"
+    else:  # bc
+        top = int(np.argmax(cols["bc"])) if n else None
+        what = f"top vertex {cols['vertex'][top]} ({cols['bc'][top]:.6g})" if n else "empty graph"
     return (f"{name} {what}, {r.supersteps} supersteps, {r.run_time * 1e3:.2f} ms ({r.backend}"
             f"{', ' + str(r.params.get('partitions')) + ' partitions, ' + r.params['executor'] if r.params.get('partitions') else ''})")
 
@@ -135,6 +150,8 @@ def cmd_algorithm(args):
         check_output_path(args.output, overwrite=args.overwrite, fmt=args.output_format)
     G = _load(args)
     kwargs = {key: getattr(args, key) for key in ALGORITHMS[name]["options"] if getattr(args, key) is not None}
+    if "sources" in kwargs:
+        kwargs["sources"] = [_vertex_arg(G, v, "sources") for v in kwargs["sources"]]
     positional = []
     if "source" in vars(args):
         positional.append(_vertex_arg(G, args.source, "source"))
@@ -157,9 +174,15 @@ def cmd_algorithm(args):
 
 def cmd_bench(args):
     from .bench import bench_bfs, format_report  # noqa: PLC0415
+    from .bench.algorithms import ALGORITHMS as BENCH_ALGORITHMS  # noqa: PLC0415
 
-    if args.algorithm not in ("bfs", "superstep"):
-        raise InputError(f"bench {args.algorithm!r}: available benchmarks: bfs, superstep")
+    known = ("bfs", *BENCH_ALGORITHMS, "superstep")
+    if args.algorithm not in known:
+        raise InputError(f"bench {args.algorithm!r}: available benchmarks: {', '.join(known)}")
+    if args.algorithm in BENCH_ALGORITHMS and (args.partitions or args.executor not in (None, "local")
+                                               or args.scheduler):
+        raise InputError(f"bench {args.algorithm} runs on one partition, in this process "
+                         f"(--partitions, --executor and --scheduler are for bench bfs and superstep)")
     if args.algorithm == "superstep" and args.file is None and args.generate is None:
         args.generate = "rmat:scale=10"
     G = _load(args)
@@ -177,6 +200,17 @@ def cmd_bench(args):
                               exchange=_exchange(args), supersteps=args.supersteps, repeat=args.repeat,
                               transport=args.transport)
         print(format_superstep(fig))
+    elif args.algorithm in BENCH_ALGORITHMS:
+        from .bench.algorithms import bench_algorithm, format_algorithm_report  # noqa: PLC0415
+
+        if args.iterations is not None and args.iterations < 0:
+            raise InputError(f"--iterations {args.iterations}: expected a non-negative integer")
+        if args.repeat < 1:
+            raise InputError(f"--repeat {args.repeat}: expected at least 1")
+        fig = bench_algorithm(G, args.algorithm, source=source, iterations=args.iterations, damping=args.damping,
+                              delta=args.delta, backend=args.backend, repeat=args.repeat,
+                              anchors=not args.no_anchor)
+        print(format_algorithm_report(fig))
     else:
         fig = bench_bfs(G, source=source, backend=args.backend, direction=args.direction, repeat=args.repeat,
                         anchors=not args.no_anchor, partitions=args.partitions, executor=args.executor,
@@ -212,10 +246,15 @@ def build_parser():
         p.set_defaults(func=cmd_algorithm)
 
     p = sub.add_parser("bench", help="benchmarks, printed beside their anchors")
-    p.add_argument("algorithm", help="bfs or superstep (an empty superstep: executor overhead)")
+    p.add_argument("algorithm", help="bfs, sssp, pagerank, wcc, cdlp, or superstep (an empty superstep: "
+                                     "executor overhead)")
     _graph_args(p)
-    p.add_argument("--source", default=None, help="'max-degree' (default), 'corner' or a vertex id")
+    p.add_argument("--source", default=None, help="bfs, sssp: 'max-degree' (default), 'corner' or a vertex id")
     p.add_argument("--direction", default="auto", choices=["auto", "push", "pull"])
+    p.add_argument("--iterations", type=int, default=None,
+                   help="pagerank (default 20) and cdlp (default 10): a fixed number of iterations")
+    p.add_argument("--damping", type=float, default=0.85, help="pagerank: damping factor (default 0.85)")
+    p.add_argument("--delta", type=float, default=None, help="sssp: bucket width (default: automatic)")
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--no-anchor", action="store_true", help="skip the anchor measurements")
     p.add_argument("--json", help="also write the figures to this JSON file")

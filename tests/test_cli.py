@@ -197,9 +197,9 @@ def test_bench_superstep_local(capsys):
 
 
 def test_bench_unknown_algorithm(capsys):
-    rc, _, err = run(capsys, "bench", "pagerank", "--generate", "rmat:scale=4")
+    rc, _, err = run(capsys, "bench", "nosuch", "--generate", "rmat:scale=4")
     assert rc == 2
-    assert_one_error_line(err, "'pagerank'")
+    assert_one_error_line(err, "'nosuch'", "available benchmarks")
 
 
 # -- end to end through the interpreter ------------------------------------------------------------
@@ -233,3 +233,23 @@ def test_bfs_cupy_backend_same_output(capsys, small, tmp_path):
     rc, out, err = run(capsys, "bfs", small, "--source", 1, "-o", b, "--backend", "cupy")
     assert rc == 0 and err == "" and "(cupy)" in out
     assert b.read_text() == a.read_text()
+
+
+@pytest.mark.parametrize("argv,column,call", [
+    (["pagerank", "--iterations", "5"], "pagerank", lambda G: dgraph.pagerank(G, iterations=5)),
+    (["wcc"], "component", lambda G: dgraph.wcc(G)),
+    (["cdlp", "--iterations", "3"], "label", lambda G: dgraph.cdlp(G, iterations=3)),
+    (["lcc"], "lcc", lambda G: dgraph.lcc(G)),
+    (["triangle_count"], "triangles", lambda G: dgraph.triangle_count(G)),
+    (["bc", "--sources", "0", "3", "--raw"], "bc", lambda G: dgraph.bc(G, [0, 3], normalized=False)),
+    (["sssp", "--source", "2"], "distance", lambda G: dgraph.sssp(G, 2)),
+])
+def test_algorithm_subcommands_write_what_the_api_returns(capsys, tmp_path, argv, column, call):
+    out = tmp_path / f"{argv[0]}.csv"
+    rc, stdout, _ = run(capsys, argv[0], "--generate", "rmat:scale=6,seed=3", *argv[1:], "-o", str(out))
+    assert rc == 0 and argv[0] in stdout and "supersteps" in stdout
+    import pandas as pd
+
+    got = pd.read_csv(out)
+    ref = call(dgraph.generate("rmat", scale=6, seed=3)).to_pandas()
+    np.testing.assert_allclose(got[column].to_numpy(dtype=float), ref[column].to_numpy(dtype=float), rtol=1e-12)

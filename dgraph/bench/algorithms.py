@@ -1,0 +1,479 @@
+"""``dgraph bench sssp|pagerank|wcc|cdlp``: time, rate, supersteps and memory, beside their anchors.
+
+Every anchor is measured in the same run, on the same graph, in this process:
+
+======== ============================================ ============================== ==============================
+ALGO     scipy                                        python-igraph                  networkit
+======== ============================================ ============================== ==============================
+sssp     ``csgraph.dijkstra`` from the source         ``Graph.distances`` (Dijkstra) ``distance.Dijkstra``
+pagerank an SpMV power iteration, same damping,       ``Graph.pagerank`` (PRPACK,    ``centrality.PageRank``, same
+         iterations and dangling rule                 run to convergence)            iterations, sinks distributed
+wcc      ``csgraph.connected_components`` (weak)      ``connected_components(weak)`` ``(Weakly)ConnectedComponents``
+cdlp     (none)                                       not timed: a different         ``community.PLP`` (different
+                                                      algorithm                      update and tie rules)
+======== ============================================ ============================== ==============================
+
+An anchor whose library is not installed is reported as such; nothing here
+needs igraph or networkit.  Times are medians of ``repeat`` runs after one
+warm-up run (numba compilation, the CSC build), for dgraph and every anchor
+alike.  dgraph's time is the whole call (argument checks included, e.g.
+SSSP's pass over the weights); each anchor's is its algorithm call alone:
+building the anchor's own graph (an igraph or networkit graph, a transposed
+scipy matrix) is done once, before, and is not timed.  Each anchor's output
+is checked against dgraph's where the two compute the same thing, and the
+report says how they compare.
+
+Rates ("MTEPS", millions of edges per second; an undirected edge counts
+once, as in Graph500): SSSP counts the edges of the component the source
+reaches; WCC every edge; PageRank and CDLP every edge once per iteration
+(edges / time per iteration).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from ..backend import to_numpy
+from .bfs import pick_source
+from .memory import graph_bytes, peak_memory
+from .report import _bytes
+
+ALGORITHMS = ("sssp", "pagerank", "wcc", "cdlp")
+DEFAULT_ITERATIONS = {"pagerank": 20, "cdlp": 10}
+
+NOT_INSTALLED = "not installed"
+
+
+# -- timing ---------------------------------------------------------------------------------------
+
+def _timed(fn, repeat):
+    """(median ms, min ms, last output) of ``repeat`` runs of fn() after one warm-up run."""
+    out = fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1e3, min(times) * 1e3, out
+
+
+def _anchor(name, ms=None, ms_min=None, note=""):
+    return {"name": name, "ms": ms, "ms_min": ms_min, "note": note}
+
+
+def _try_import(module):
+    try:
+        return __import__(module, fromlist=["_"])
+    except Exception:  # noqa: BLE001 - an anchor that cannot be imported is simply absent
+        return None
+
+
+def _version(mod):
+    return getattr(mod, "__version__", "?")
+
+
+# -- the anchors' own graphs (built once, not timed) ----------------------------------------------
+
+class _Edges:
+    """The graph's edges as numpy arrays for the anchor libraries: each undirected edge once."""
+
+    def __init__(self, G, weighted):
+        src, dst, w = (to_numpy(a) for a in G.coo())
+        if not G.directed:
+            keep = src <= dst
+            src, dst = src[keep], dst[keep]
+            w = None if w is None else w[keep]
+        self.n = G.num_vertices
+        self.directed = G.directed
+        self.src, self.dst = src, dst
+        self.w = w.astype(np.float64, copy=False) if (weighted and w is not None) else None
+
+
+def _igraph_graph(ig, E):
+    g = ig.Graph(n=E.n, edges=np.column_stack([E.src, E.dst]).astype(np.int64), directed=E.directed)
+    if E.w is not None:
+        g.es["weight"] = E.w.tolist()
+    return g
+
+
+def _networkit_graph(nk, E):
+    ij = (E.src.astype(np.uint64), E.dst.astype(np.uint64))
+    data = (E.w, ij) if E.w is not None else (np.ones(len(E.src), dtype=np.float64), ij)
+    return nk.GraphFromCoo(data, n=E.n, weighted=E.w is not None, directed=E.directed)
+
+
+def _compare_distances(ref, got, what="distances"):
+    big = np.finfo(np.float64).max  # networkit: DBL_MAX when unreachable
+    ref, got = (np.asarray(x, dtype=np.float64) for x in (ref, got))
+    ref, got = (np.where(x >= big, np.inf, x) for x in (ref, got))
+    if not np.array_equal(np.isinf(ref), np.isinf(got)):
+        return f"{what} DIFFER: {int((np.isinf(ref) != np.isinf(got)).sum()):,} vertices reached by one only"
+    fin = np.isfinite(ref)
+    diff = float(np.max(np.abs(ref[fin] - got[fin]))) if fin.any() else 0.0
+    return f"same {what}" if diff == 0 else f"{what} within {diff:.1e} (max |diff|)"
+
+
+def _same_partition(a, b):
+    """Whether two labelings group the vertices identically (labels may differ)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if len(a) != len(b):
+        return False
+    pairs = np.unique(np.stack([a.astype(np.int64), b.astype(np.int64)]), axis=1)
+    return pairs.shape[1] == len(np.unique(a)) == len(np.unique(b))
+
+
+def reached_edges(G, reached):
+    """Edges whose source is reached (an undirected edge once, as ``G.num_edges`` counts it)."""
+    indptr, indices = to_numpy(G.indptr), to_numpy(G.indices)
+    deg = np.diff(indptr)
+    arcs = int(deg[reached].sum())
+    if G.directed:
+        return arcs
+    src = np.repeat(np.arange(len(deg)), deg)
+    loops = int(np.count_nonzero((src == indices) & reached[src]))
+    return (arcs + loops) // 2
+
+
+def _run_anchor(name, lib, fn):
+    """``fn(module)`` measures one anchor; a library that is missing, or an anchor that fails, is reported."""
+    mod = None
+    if lib is not None:
+        mod = _try_import(lib)
+        if mod is None:
+            return _anchor(name, note=NOT_INSTALLED)
+    try:
+        return fn(mod)
+    except Exception as exc:  # noqa: BLE001 - an anchor must never take the benchmark down
+        return _anchor(name, note=f"failed: {type(exc).__name__}: {exc}")
+
+
+def _threads(nk):
+    return f"{nk.getMaxNumberOfThreads()} threads"
+
+
+# -- SSSP -----------------------------------------------------------------------------------------
+
+def _sssp_anchors(G, s, dist, repeat):
+    E = _Edges(G, weighted=True)
+
+    def scipy_dijkstra(_):
+        import scipy.sparse.csgraph as cg  # noqa: PLC0415
+
+        A = G.to("numpy").to_scipy()
+        ms, mn, d = _timed(lambda: cg.dijkstra(A, directed=True, indices=s), repeat)
+        return _anchor("scipy csgraph.dijkstra", ms, mn, _compare_distances(d, dist))
+
+    def igraph_distances(ig):
+        g = _igraph_graph(ig, E)
+        w = "weight" if E.w is not None else None
+        ms, mn, d = _timed(lambda: g.distances(source=[s], weights=w, mode="out")[0], repeat)
+        return _anchor(f"igraph {_version(ig)} distances (Dijkstra)", ms, mn,
+                       _compare_distances(d, dist) + "; includes igraph's conversion of the weights and of the "
+                       "result to and from Python lists")
+
+    def networkit_dijkstra(nk):
+        g = _networkit_graph(nk, E)
+
+        def run():
+            dj = nk.distance.Dijkstra(g, s, storePaths=False)
+            dj.run()
+            return dj
+
+        ms, mn, dj = _timed(run, repeat)
+        return _anchor(f"networkit {_version(nk)} Dijkstra", ms, mn, _compare_distances(dj.getDistances(), dist))
+
+    return [_run_anchor("scipy csgraph.dijkstra", None, scipy_dijkstra),
+            _run_anchor("igraph distances (Dijkstra)", "igraph", igraph_distances),
+            _run_anchor("networkit Dijkstra", "networkit", networkit_dijkstra)]
+
+
+# -- PageRank -------------------------------------------------------------------------------------
+
+def scipy_pagerank(AT, out_degree, damping, iterations):
+    """PageRank by SpMV power iteration, the Graphalytics dangling rule (dgraph's formula).
+
+    ``AT`` is the transposed 0/1 adjacency (row v holds v's in-edges).
+    """
+    n = AT.shape[0]
+    deg = out_degree.astype(np.float64)
+    inv = np.where(deg > 0, 1.0 / np.maximum(deg, 1.0), 0.0)
+    dangling = deg == 0
+    rank = np.full(n, 1.0 / n if n else 0.0)
+    for _ in range(iterations):
+        base = ((1.0 - damping) + damping * float(rank[dangling].sum())) / max(n, 1)
+        rank = base + damping * (AT @ (rank * inv))
+    return rank
+
+
+def _l1(a, b):
+    return float(np.abs(np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)).sum())
+
+
+def _pagerank_anchors(G, rank, damping, iterations, repeat):
+    E = _Edges(G, weighted=False)
+    Gn = G.to("numpy")
+    deg = to_numpy(Gn.out_degree())
+
+    def scipy_spmv(_):
+        import scipy.sparse as sps  # noqa: PLC0415
+
+        n = Gn.num_vertices
+        A = sps.csr_matrix((np.ones(Gn.num_arcs), to_numpy(Gn.indices), to_numpy(Gn.indptr)), shape=(n, n))
+        AT = A.T.tocsr()
+        ms, mn, r = _timed(lambda: scipy_pagerank(AT, deg, damping, iterations), repeat)
+        return _anchor(f"scipy SpMV power iteration ({iterations} iterations)", ms, mn,
+                       f"L1 distance to dgraph's ranks {_l1(r, rank):.1e}")
+
+    def igraph_prpack(ig):
+        g = _igraph_graph(ig, E)
+        ms, mn, r = _timed(lambda: g.pagerank(directed=E.directed, damping=damping, implementation="prpack"),
+                           repeat)
+        return _anchor(f"igraph {_version(ig)} pagerank (PRPACK)", ms, mn,
+                       f"solved to convergence by PRPACK, not {iterations} iterations; "
+                       f"L1 distance to dgraph's ranks {_l1(r, rank):.1e}")
+
+    def networkit_pagerank(nk):
+        g = _networkit_graph(nk, E)
+        sinks = nk.centrality.SinkHandling.DistributeSinks
+
+        def run():
+            pr = nk.centrality.PageRank(g, damp=damping, tol=1e-300, distributeSinks=sinks)
+            pr.maxIterations = iterations
+            pr.run()
+            return pr
+
+        ms, mn, pr = _timed(run, repeat)
+        scores = np.asarray(pr.scores(), dtype=np.float64)
+        total = float(scores.sum())
+        rule = ("sinks distributed" if abs(total - 1.0) < 1e-9 else
+                f"its sink rule leaves out the rank of the {int((deg == 0).sum()):,} degree-0 vertices: "
+                f"ranks sum to {total:.4f}")
+        return _anchor(f"networkit {_version(nk)} PageRank ({_threads(nk)})", ms, mn,
+                       f"{pr.numberOfIterations()} iterations, {rule}; "
+                       f"L1 distance to dgraph's ranks {_l1(scores, rank):.1e}")
+
+    return [_run_anchor(f"scipy SpMV power iteration ({iterations} iterations)", None, scipy_spmv),
+            _run_anchor("igraph pagerank (PRPACK)", "igraph", igraph_prpack),
+            _run_anchor("networkit PageRank", "networkit", networkit_pagerank)]
+
+
+# -- WCC ------------------------------------------------------------------------------------------
+
+def _components_note(got, comp):
+    k = len(np.unique(np.asarray(got)))
+    if _same_partition(got, comp):
+        return f"same {_plural(k, 'component')}"
+    return f"components DIFFER: {k:,} against dgraph's {len(np.unique(comp)):,}"
+
+
+def _plural(k, word):
+    return f"{k:,} {word}{'' if k == 1 else 's'}"
+
+
+def _wcc_anchors(G, comp, repeat):
+    E = _Edges(G, weighted=False)
+
+    def scipy_cc(_):
+        import scipy.sparse.csgraph as cg  # noqa: PLC0415
+
+        A = G.to("numpy").to_scipy()
+        ms, mn, (_, labels) = _timed(lambda: cg.connected_components(A, directed=True, connection="weak"),
+                                     repeat)
+        return _anchor("scipy csgraph.connected_components(weak)", ms, mn, _components_note(labels, comp))
+
+    def igraph_cc(ig):
+        g = _igraph_graph(ig, E)
+        ms, mn, cc = _timed(lambda: g.connected_components(mode="weak"), repeat)
+        return _anchor(f"igraph {_version(ig)} connected_components(weak)", ms, mn,
+                       _components_note(cc.membership, comp))
+
+    def networkit_cc(nk):
+        g = _networkit_graph(nk, E)
+        cls = nk.components.WeaklyConnectedComponents if E.directed else nk.components.ConnectedComponents
+
+        def run():
+            c = cls(g)
+            c.run()
+            return c
+
+        ms, mn, c = _timed(run, repeat)
+        return _anchor(f"networkit {_version(nk)} {cls.__name__}", ms, mn,
+                       _components_note(c.getPartition().getVector(), comp))
+
+    return [_run_anchor("scipy csgraph.connected_components(weak)", None, scipy_cc),
+            _run_anchor("igraph connected_components(weak)", "igraph", igraph_cc),
+            _run_anchor("networkit ConnectedComponents", "networkit", networkit_cc)]
+
+
+# -- CDLP -----------------------------------------------------------------------------------------
+
+def _cdlp_anchors(G, labels, iterations, repeat):
+    def igraph_lp(ig):
+        return _anchor("igraph community_label_propagation",
+                       note="not timed: a different algorithm (asynchronous updates in random order, random "
+                            "tie breaks, run to convergence), not LDBC's synchronous smallest-label CDLP")
+
+    def networkit_plp(nk):
+        g = _networkit_graph(nk, _Edges(G, weighted=False))
+
+        def run():
+            plp = nk.community.PLP(g, updateThreshold=0, maxIterations=iterations)
+            plp.run()
+            return plp
+
+        ms, mn, plp = _timed(run, repeat)
+        k = plp.getPartition().numberOfSubsets()
+        return _anchor(f"networkit {_version(nk)} PLP ({_threads(nk)})", ms, mn,
+                       f"different rules: asynchronous parallel updates, ties not broken by the smallest label; "
+                       f"{plp.numberOfIterations()} iterations (at most {iterations}), {k:,} communities "
+                       f"against dgraph's {len(np.unique(labels)):,}")
+
+    return [_anchor("scipy", note="no label propagation in scipy"),
+            _run_anchor("igraph community_label_propagation", "igraph", igraph_lp),
+            _run_anchor("networkit PLP", "networkit", networkit_plp)]
+
+
+# -- the benchmark --------------------------------------------------------------------------------
+
+def bench_algorithm(G, algorithm, *, source=None, iterations=None, damping=0.85, delta=None, backend="numpy",
+                    repeat=5, anchors=True, graph_name=None):
+    """Run ``dgraph.<algorithm>`` ``repeat`` times after a warm-up; returns a dict of figures.
+
+    algorithm : 'sssp', 'pagerank', 'wcc' or 'cdlp'.
+    source : sssp only: 'max-degree' (default), 'corner' (vertex 0) or a vertex id.
+    iterations : pagerank (default 20) and cdlp (default 10): a fixed count.
+    """
+    import dgraph  # noqa: PLC0415
+
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm={algorithm!r}: expected one of {', '.join(ALGORITHMS)}")
+    repeat = max(int(repeat), 1)
+    G = G.to(backend)
+    if iterations is None:
+        iterations = DEFAULT_ITERATIONS.get(algorithm)
+    if backend == "numpy":
+        from ..backend import cpu_kernels  # noqa: PLC0415
+
+        cpu_kernels.warm_up()
+    src = None
+    if algorithm == "sssp":
+        src = pick_source(G, source)
+        call = lambda: dgraph.sssp(G, src, delta=delta)  # noqa: E731
+    elif algorithm == "pagerank":
+        call = lambda: dgraph.pagerank(G, damping=damping, iterations=iterations)  # noqa: E731
+    elif algorithm == "wcc":
+        call = lambda: dgraph.wcc(G)  # noqa: E731
+    else:
+        call = lambda: dgraph.cdlp(G, iterations=iterations)  # noqa: E731
+
+    r = call()  # warm-up: numba compilation, the CSC build
+    times, engine = [], []
+    with peak_memory(backend) as mem:
+        for _ in range(repeat):
+            t = time.perf_counter()
+            r = call()
+            times.append(time.perf_counter() - t)
+            engine.append(r.run_time)
+    ms = statistics.median(times) * 1e3
+    stats = r.stats
+    fig = {
+        "algorithm": algorithm,
+        "graph": graph_name or G.name or "graph",
+        "backend": backend,
+        "vertices": G.num_vertices,
+        "edges": G.num_edges,
+        "directed": G.directed,
+        "weighted": G.weighted,
+        "repeat": repeat,
+        "time_ms": ms,
+        "time_ms_min": min(times) * 1e3,
+        "engine_ms": statistics.median(engine) * 1e3,
+        "supersteps": r.supersteps,
+        "per_superstep_ms": ms / max(r.supersteps, 1),
+        "peak_run_bytes": mem["peak_bytes"],
+        "graph_bytes": graph_bytes(G),
+        "anchors": [],
+        "stats": r.stats_records,
+    }
+    if algorithm == "sssp":
+        dist = to_numpy(r.raw("distance"))
+        edges = reached_edges(G, np.isfinite(dist))
+        fig.update(source=src, delta=r.params.get("delta"), rate_edges=edges,
+                   reached=int(np.isfinite(dist).sum()),
+                   relaxations=int(stats["edges"].sum()) if "edges" in stats else None,
+                   rate_note=f"{edges:,} edges of the reached component")
+    elif algorithm in ("pagerank", "cdlp"):
+        steps = max(r.supersteps, 1)
+        edges = G.num_edges * steps
+        fig.update(iterations=iterations, rate_edges=edges,
+                   rate_note=f"{G.num_edges:,} edges x {r.supersteps} iterations; "
+                             f"{ms / steps:.3f} ms per iteration")
+        if algorithm == "pagerank":
+            fig["damping"] = damping
+    else:
+        edges = G.num_edges
+        fig.update(rate_edges=edges, rate_note=f"{edges:,} edges")
+    fig["mteps"] = edges / (ms * 1e3) if ms else float("nan")
+    if algorithm == "wcc":
+        fig["components"] = int(len(np.unique(to_numpy(r.raw("component")))))
+    if algorithm == "cdlp":
+        fig["communities"] = int(len(np.unique(to_numpy(r.raw("label")))))
+    if anchors:
+        s_int = G.ids.to_internal(src) if src is not None else None
+        if algorithm == "sssp":
+            fig["anchors"] = _sssp_anchors(G, int(s_int), to_numpy(r.raw("distance")), repeat)
+        elif algorithm == "pagerank":
+            fig["anchors"] = _pagerank_anchors(G, to_numpy(r.raw("pagerank")), damping, iterations, repeat)
+        elif algorithm == "wcc":
+            fig["anchors"] = _wcc_anchors(G, to_numpy(r.raw("component")), repeat)
+        else:
+            fig["anchors"] = _cdlp_anchors(G, to_numpy(r.raw("label")), iterations, repeat)
+    return fig
+
+
+def format_algorithm_report(fig: dict) -> str:
+    algo = fig["algorithm"]
+    head = (f"{algo} on {fig['graph']}: {fig['vertices']:,} vertices, {fig['edges']:,} edges"
+            f"{' (directed)' if fig['directed'] else ''}{', weighted' if fig['weighted'] else ''}, "
+            f"backend {fig['backend']}")
+    if algo == "sssp":
+        head += f", source {fig['source']}, delta {fig['delta']:g}"
+        if not fig["weighted"]:
+            head += " (unweighted: every weight 1)"
+    elif algo == "pagerank":
+        head += f", damping {fig['damping']:g}, {fig['iterations']} iterations"
+    elif algo == "cdlp":
+        head += f", {fig['iterations']} iterations"
+    lines = [
+        head,
+        f"  time        {fig['time_ms']:10.3f} ms   (median of {fig['repeat']}, min {fig['time_ms_min']:.3f} ms, "
+        f"warm-up excluded; the whole call, engine {fig['engine_ms']:.3f} ms)",
+        f"  MTEPS       {fig['mteps']:10.{1 if fig['mteps'] >= 10 else 3}f}      ({fig['rate_note']})",
+    ]
+    what = ""
+    if algo == "sssp":
+        what = f"; {fig['reached']:,} vertices reached"
+        if fig.get("relaxations") is not None:
+            what += f", {fig['relaxations']:,} edges relaxed"
+    elif algo == "wcc":
+        what = f"; {_plural(fig['components'], 'component')}"
+    elif algo == "cdlp":
+        what = f"; {fig['communities']:,} communities"
+    lines.append(f"  supersteps  {fig['supersteps']:10d}      ({fig['per_superstep_ms']:.3f} ms each{what})")
+    if fig.get("peak_run_bytes") is not None:
+        lines.append(f"  memory      {_bytes(fig['peak_run_bytes']):>10}    peak during runs; "
+                     f"graph {_bytes(fig['graph_bytes'])}")
+    for a in fig.get("anchors", []):
+        if a["ms"] is None:
+            lines.append(f"  anchor      {'-':>10}      {a['name']}: {a['note']}")
+            continue
+        ratio = a["ms"] / fig["time_ms"] if fig["time_ms"] else float("nan")
+        note = f"min {a['ms_min']:.3f} ms" + (f"; {a['note']}" if a["note"] else "")
+        lines.append(f"  anchor      {a['ms']:10.3f} ms   {a['name']}: dgraph is {ratio:.2f}x its speed ({note})")
+    return "\n".join(lines)
+
+
+__all__ = ["bench_algorithm", "format_algorithm_report", "scipy_pagerank", "ALGORITHMS"]

@@ -1,0 +1,199 @@
+"""``dgraph bench sssp|pagerank|wcc|cdlp``: sensible figures on tiny graphs, anchors present or "not installed"."""
+
+from __future__ import annotations
+
+import builtins
+import json
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.bench.algorithms import (ALGORITHMS, NOT_INSTALLED, bench_algorithm, format_algorithm_report,
+                                     scipy_pagerank)
+from dgraph.cli import main
+
+
+def run(capsys, *argv):
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+@pytest.fixture(scope="module")
+def rmat():
+    return dgraph.generate("rmat", scale=7, weighted=True, seed=3)
+
+
+def _anchor_names(fig):
+    return [a["name"] for a in fig["anchors"]]
+
+
+def _check_common(fig, G, algorithm):
+    assert fig["algorithm"] == algorithm
+    assert fig["vertices"] == G.num_vertices and fig["edges"] == G.num_edges
+    assert fig["time_ms"] > 0 and fig["time_ms_min"] <= fig["time_ms"]
+    assert fig["mteps"] > 0 and fig["rate_edges"] > 0
+    assert fig["supersteps"] >= 1
+    assert fig["peak_run_bytes"] is not None and fig["peak_run_bytes"] > 0
+    assert fig["graph_bytes"] > 0
+    for a in fig["anchors"]:
+        assert a["ms"] is None or a["ms"] > 0
+        assert a["ms"] is not None or a["note"]  # a missing time always says why
+    text = format_algorithm_report(fig)
+    assert text.splitlines()[0].startswith(f"{algorithm} on ")
+    assert sum(line.strip().startswith("anchor") for line in text.splitlines()) == len(fig["anchors"])
+    json.dumps(fig, default=str)
+
+
+def test_sssp(rmat):
+    fig = bench_algorithm(rmat, "sssp", repeat=1)
+    _check_common(fig, rmat, "sssp")
+    deg = np.diff(rmat.indptr)
+    assert fig["source"] == int(np.argmax(deg))  # max degree by default
+    assert 0 < fig["reached"] <= rmat.num_vertices
+    assert fig["rate_edges"] <= rmat.num_edges and fig["relaxations"] >= fig["rate_edges"]
+    scipy_anchor = fig["anchors"][0]
+    assert scipy_anchor["name"].startswith("scipy") and scipy_anchor["note"] == "same distances"
+    for a in fig["anchors"][1:]:  # igraph, networkit: the same distances, or not installed
+        assert "same distances" in a["note"] or a["note"] == NOT_INSTALLED
+
+
+def test_sssp_corner_on_grid():
+    G = dgraph.generate("grid", rows=6, cols=5, weighted=True)
+    fig = bench_algorithm(G, "sssp", source="corner", repeat=1)
+    assert fig["source"] == 0 and fig["reached"] == 30
+    assert fig["rate_edges"] == G.num_edges
+    assert fig["anchors"][0]["note"] == "same distances"
+
+
+def test_pagerank(rmat):
+    fig = bench_algorithm(rmat, "pagerank", iterations=7, repeat=2)
+    _check_common(fig, rmat, "pagerank")
+    assert fig["iterations"] == 7 and fig["supersteps"] == 7
+    assert fig["rate_edges"] == 7 * rmat.num_edges
+    scipy_anchor = fig["anchors"][0]
+    assert scipy_anchor["name"].startswith("scipy SpMV") and "7 iterations" in scipy_anchor["name"]
+    l1 = float(scipy_anchor["note"].rsplit(" ", 1)[1])
+    assert l1 < 1e-12  # the same formula: the same ranks
+    igraph_anchor = next(a for a in fig["anchors"] if a["name"].startswith("igraph"))
+    assert "convergence" in igraph_anchor["note"] or igraph_anchor["note"] == NOT_INSTALLED
+
+
+def test_scipy_pagerank_matches_dgraph_directed():
+    G = dgraph.generate("rmat", scale=6, directed=True, seed=5)
+    A = G.to_scipy()
+    A.data[:] = 1.0
+    got = scipy_pagerank(A.T.tocsr(), np.diff(G.indptr), 0.85, 12)
+    want = dgraph.pagerank(G, iterations=12).raw("pagerank")
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-14)
+    assert abs(got.sum() - 1) < 1e-12
+
+
+def test_wcc(rmat):
+    fig = bench_algorithm(rmat, "wcc", repeat=1)
+    _check_common(fig, rmat, "wcc")
+    assert fig["rate_edges"] == rmat.num_edges
+    k = fig["components"]
+    assert 1 <= k <= rmat.num_vertices
+    for a in fig["anchors"]:
+        assert a["note"] in (f"same {k:,} component{'s' if k > 1 else ''}", NOT_INSTALLED)
+
+
+def test_cdlp(rmat):
+    fig = bench_algorithm(rmat, "cdlp", iterations=3, repeat=1)
+    _check_common(fig, rmat, "cdlp")
+    assert fig["iterations"] == 3 and fig["supersteps"] <= 3
+    assert 1 <= fig["communities"] <= rmat.num_vertices
+    names = _anchor_names(fig)
+    assert names[0] == "scipy" and fig["anchors"][0]["ms"] is None
+    ig = next(a for a in fig["anchors"] if a["name"].startswith("igraph"))
+    assert ig["ms"] is None and ("different algorithm" in ig["note"] or ig["note"] == NOT_INSTALLED)
+
+
+def test_no_anchor(rmat):
+    fig = bench_algorithm(rmat, "wcc", repeat=1, anchors=False)
+    assert fig["anchors"] == []
+
+
+def test_missing_anchor_libraries(rmat, monkeypatch):
+    """Without igraph and networkit every anchor line says 'not installed'; nothing crashes."""
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name.split(".")[0] in ("igraph", "networkit"):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    for algorithm in ALGORITHMS:
+        fig = bench_algorithm(rmat, algorithm, iterations=2 if algorithm in ("pagerank", "cdlp") else None,
+                              repeat=1)
+        missing = [a for a in fig["anchors"] if a["name"].startswith(("igraph", "networkit"))]
+        assert len(missing) == 2 and all(a["ms"] is None and a["note"] == NOT_INSTALLED for a in missing)
+        text = format_algorithm_report(fig)
+        assert text.count(NOT_INSTALLED) == 2
+
+
+# -- the command line -----------------------------------------------------------------------------
+@pytest.mark.parametrize("algorithm, extra", [
+    ("sssp", ["--generate", "rmat:scale=6,weighted=True"]),
+    ("sssp", ["--generate", "grid:rows=4,cols=4", "--weighted", "--source", "corner"]),
+    ("pagerank", ["--generate", "rmat:scale=6", "--iterations", 5]),
+    ("wcc", ["--generate", "grid:rows=4,cols=5"]),
+    ("cdlp", ["--generate", "rmat:scale=6", "--iterations", 3]),
+])
+def test_cli_bench(capsys, algorithm, extra):
+    rc, out, err = run(capsys, "bench", algorithm, *extra, "--repeat", 1)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{algorithm} on ")
+    time_line = next(x for x in lines if x.strip().startswith("time"))
+    assert " ms" in time_line and float(time_line.split()[1]) > 0
+    rate = next(x for x in lines if x.strip().startswith("MTEPS"))
+    assert float(rate.split()[1]) > 0
+    steps = next(x for x in lines if x.strip().startswith("supersteps"))
+    assert int(steps.split()[1]) >= 1
+    anchors = [x for x in lines if x.strip().startswith("anchor")]
+    assert len(anchors) == 3
+    for line in anchors:
+        assert ("x its speed" in line and " ms" in line) or NOT_INSTALLED in line or line.split()[1] == "-"
+    for lib in ("scipy", "igraph", "networkit"):
+        assert any(lib in line for line in anchors)
+    if algorithm == "sssp":
+        assert "corner" not in lines[0] and "source" in lines[0]
+    if "corner" in extra:
+        assert "source 0," in lines[0]
+
+
+def test_cli_bench_json_and_no_anchor(capsys, tmp_path):
+    out_json = tmp_path / "fig.json"
+    rc, out, err = run(capsys, "bench", "pagerank", "--generate", "rmat:scale=5", "--repeat", 1, "--no-anchor",
+                       "--json", out_json)
+    assert rc == 0, err
+    assert "anchor" not in out
+    fig = json.loads(out_json.read_text())
+    assert fig["algorithm"] == "pagerank" and fig["iterations"] == 20 and fig["anchors"] == []
+
+
+def test_cli_bench_rejects_partitions(capsys):
+    rc, _, err = run(capsys, "bench", "wcc", "--generate", "rmat:scale=4", "--partitions", 2)
+    assert rc == 2
+    assert err.startswith("dgraph: error:") and "one partition" in err and err.count("\n") == 1
+
+
+def test_cli_bench_unknown(capsys):
+    rc, _, err = run(capsys, "bench", "nosuch", "--generate", "rmat:scale=4")
+    assert rc == 2
+    assert "'nosuch'" in err and "sssp" in err and "cdlp" in err
+
+
+def test_failing_anchor_is_reported_not_raised():
+    from dgraph.bench.algorithms import _run_anchor  # noqa: PLC0415
+
+    def boom(_):
+        raise MemoryError("too big")
+
+    a = _run_anchor("scipy something", None, boom)
+    assert a["ms"] is None and a["note"] == "failed: MemoryError: too big"
+    assert _run_anchor("x", "no_such_module_dgraph_test", boom)["note"] == NOT_INSTALLED
