@@ -18,3 +18,13 @@ def backend(request):
     if request.param == "cupy" and not gpu_available():
         pytest.skip("no usable CUDA GPU / CuPy")
     return request.param
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A LocalCluster of 2 worker processes for the tests of one module (closed after it)."""
+    from dgraph.cluster import close, connect
+
+    c = connect(workers=2, timeout=60)
+    yield c
+    close()

@@ -250,15 +250,6 @@ def test_not_a_graph():
 
 # -- tasks and spmd on a LocalCluster ------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def client():
-    from dgraph.cluster import close, connect
-
-    c = connect(workers=2, timeout=60)
-    yield c
-    close()
-
-
 def _distributed_graphs():
     picks = [(label, kw) for label, kw in CASES[15:] if kw["num_vertices"] >= 10][:4]
     for label, kw in picks:

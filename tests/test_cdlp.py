@@ -218,15 +218,6 @@ def test_bad_arguments():
 
 # -- on a Dask cluster -----------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def client():
-    from dgraph.cluster import close, connect
-
-    c = connect(workers=2, timeout=60)
-    yield c
-    close()
-
-
 def test_executors_equal_local(client):
     # the odd graphs with 3+ vertices (duplicates, self loops, string/negative/sparse ids...) and random ones
     graphs = [kw for _, kw in CASES[6:20] if dgraph.from_edges(**kw).num_vertices >= 3]

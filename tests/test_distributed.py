@@ -14,15 +14,6 @@ from dgraph.errors import ExecutorError
 CASES = [(label, kw) for label, kw in corpus(60, seed=23)]
 
 
-@pytest.fixture(scope="module")
-def client():
-    from dgraph.cluster import close, connect
-
-    c = connect(workers=2, timeout=60)
-    yield c
-    close()
-
-
 def _source(G):
     return G.ids.to_user(int(np.argmax(to_numpy(G.out_degree())))).item()
 

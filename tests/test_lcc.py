@@ -147,15 +147,6 @@ def test_undirected_known():
 
 # -- on a Dask cluster -----------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def client():
-    from dgraph.cluster import close, connect
-
-    c = connect(workers=2, timeout=60)
-    yield c
-    close()
-
-
 def test_executors_equal_local(client):
     graphs = [kw for _, kw in CASES[6:40] if dgraph.from_edges(**kw).num_vertices >= 3]
     graphs = [kw for kw in graphs if kw.get("directed")][:4] + [kw for kw in graphs if not kw.get("directed")][:4]

@@ -271,15 +271,6 @@ def test_missing_source_and_empty_graph():
 
 # -- tasks and spmd on a LocalCluster ------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def client():
-    from dgraph.cluster import close, connect
-
-    c = connect(workers=2, timeout=60)
-    yield c
-    close()
-
-
 def _distributed_graphs():
     rng = np.random.default_rng(21)
     picks = [kw for _, kw in CASES[15:] if 12 <= kw["num_vertices"]][:6]

@@ -114,15 +114,6 @@ def test_stats_and_empty():
 
 # -- on a Dask cluster -----------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def client():
-    from dgraph.cluster import close, connect
-
-    c = connect(workers=2, timeout=60)
-    yield c
-    close()
-
-
 def test_executors_equal_local(client):
     graphs = [kw for _, kw in CASES[6:30] if dgraph.from_edges(**kw).num_vertices >= 3][:8]
     assert len(graphs) == 8

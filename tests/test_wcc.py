@@ -110,15 +110,6 @@ def test_partitions_give_the_same_labels(backend):
 
 # -- Dask executors ------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def client():
-    from dgraph.cluster import close, connect
-
-    c = connect(workers=2, timeout=60)
-    yield c
-    close()
-
-
 def test_executors_equal_local(client):
     graphs = [dgraph.generate("rmat", scale=8, seed=9, directed=True), dgraph.generate("grid", rows=5, cols=9)]
     graphs += [dgraph.from_edges(**kw) for label, kw in CASES if not label.startswith("empty")][4:12]
