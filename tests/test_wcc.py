@@ -135,3 +135,74 @@ def test_shards_built_on_workers(client, directed):
                                      method="hash", chunks=4)
     assert PG.num_arcs == G.num_arcs
     np.testing.assert_array_equal(to_numpy(dgraph.wcc(PG).raw("component")), ref)
+
+
+# -- fused (numba union-find) against generic (vectorized hooking) ----------------------------
+
+def test_fused_equals_generic():
+    graphs = [dgraph.generate("rmat", scale=10, seed=s, directed=d, edgefactor=ef)
+              for s, d, ef in ((1, True, 4), (2, False, 2), (3, False, 16), (4, True, 1))]
+    graphs += [dgraph.generate("grid", rows=17, cols=23), dgraph.generate("grid", rows=1, cols=300)]
+    graphs += [dgraph.from_edges(**kw) for _, kw in CASES]
+    checked = 0
+    for G in graphs:
+        ref = to_numpy(dgraph.wcc(G, kernels="generic").raw("component"))
+        r = dgraph.wcc(G, kernels="fused")
+        np.testing.assert_array_equal(to_numpy(r.raw("component")), ref, err_msg=str(G))
+        assert len(r.stats) <= 2 or G.num_vertices == 0, str(G)   # one shard: union-find, then an empty check
+        for p in (2, 3, 5, 8):
+            if p > G.num_vertices:
+                continue
+            for method in ("range", "hash"):
+                PG = G.partition(p, method=method, client=False)
+                f = to_numpy(dgraph.wcc(PG, kernels="fused").raw("component"))
+                g = to_numpy(dgraph.wcc(PG, kernels="generic").raw("component"))
+                np.testing.assert_array_equal(f, ref, err_msg=f"{G} p={p} {method} fused")
+                np.testing.assert_array_equal(g, ref, err_msg=f"{G} p={p} {method} generic")
+        checked += 1
+    assert checked >= 100
+
+
+def test_fused_long_paths_random_ids():
+    rng = np.random.default_rng(17)
+    for n, k in ((5000, 1), (5000, 40), (3000, 700)):
+        perm = rng.permutation(n)
+        cut = rng.choice(np.arange(1, n - 1), size=k - 1, replace=False) if k > 1 else np.empty(0, int)
+        keep = np.ones(n - 1, bool)
+        keep[cut] = False
+        G = dgraph.from_edges(perm[:-1][keep], perm[1:][keep], num_vertices=n, directed=True)
+        want = np.empty(n, np.int64)
+        for grp in np.split(perm, np.sort(cut) + 1):
+            want[grp] = grp.min()
+        for p in (1, 2, 4, 7):
+            target = G if p == 1 else G.partition(p, method="hash", client=False)
+            for kernels in ("fused", "generic"):
+                comp = to_numpy(dgraph.wcc(target, kernels=kernels).raw("component"))
+                np.testing.assert_array_equal(comp, want, err_msg=f"n={n} k={k} p={p} {kernels}")
+
+
+def test_kernels_argument():
+    G = dgraph.generate("grid", rows=3, cols=3)
+    with pytest.raises(dgraph.InputError):
+        dgraph.wcc(G, kernels="nope")
+
+
+def test_cpu_wcc_kernels_direct():
+    from dgraph.backend import cpu_wcc
+
+    for vdt in (np.int32, np.int64):
+        p = np.array([0, 0, 2, 2, 4, 5], vdt)              # stars: {0,1} {2,3} {4} {5}
+        new = p.copy()
+        src = np.array([1, 3, 5, 1], vdt)
+        dst = np.array([0, 4, 3, 2], vdt)
+        live = cpu_wcc.hook_union_find(p, new, src, dst)
+        assert live == 3 and src[:3].tolist() == [3, 5, 1] and dst[:3].tolist() == [4, 3, 2]
+        assert (new <= p).all() and (new <= np.arange(6)).all()
+        out = np.empty_like(new)
+        assert cpu_wcc.jump_to_roots(new, out) == 1
+        assert out.tolist() == [0] * 6
+        q = np.array([0, 1, 1, 2], vdt)
+        cpu_wcc.merge_min(q, np.array([3, 3, 1], vdt), np.array([1, 0, 0], vdt))
+        assert q.tolist() == [0, 0, 1, 0]
+        cpu_wcc.merge_min_dense(q, np.array([0, 1, 0, 1], vdt))
+        assert q.tolist() == [0, 0, 0, 0]

@@ -16,6 +16,25 @@ endpoints are still in different trees.  A superstep is
 
 It stops after a superstep in which no shard hooked anything.
 
+Kernels.  ``kernels="generic"`` is the vectorized superstep above (numpy or
+CuPy), the reference.  ``kernels="fused"`` (the default) runs step 1 on the
+numpy backend as a compiled sequential union-find
+(:func:`dgraph.backend.cpu_wcc.hook_union_find`): the same filter over the
+edge frontier (decided by ``p``, the start-of-superstep stars), then for each
+live edge the roots of its endpoints in a copy ``new`` of ``p`` are found
+with path halving and the larger root is hooked under the smaller, so hooks
+made earlier in the same pass are seen by later edges (one superstep
+connects everything the shard's edges connect, where a ``scatter_min``
+round hooks each root once).  The first superstep reads the shard's CSR
+directly (:func:`~dgraph.backend.cpu_wcc.hook_csr`: at ``p = arange`` every
+edge but a self loop is live), so the edge frontier is only materialized,
+already filtered, when there is more than one shard.  The contribution is, as before, the entries
+of ``new`` that differ from ``p``; the merge by minimum and the pointer
+jumping (one ascending pass: ``p[x] <= x``) are compiled too.  With one
+shard the merge is the identity, so after the pass every live edge joins two
+vertices of one tree and the frontier is emptied at once: two supersteps in
+all, the second scanning nothing.  On CuPy ``fused`` runs the generic code.
+
 Direction is ignored (weakly connected): hooking an edge is symmetric, and
 every edge is the out-edge of exactly one owned row, so the shards' out-edges
 together hold every edge once (an undirected graph's edge is kept only as
@@ -31,13 +50,41 @@ tree; ``p[x]`` always stays in ``x``'s component (hooks follow edges).  At
 convergence no edge joins two trees, so each component is one tree, whose
 root is its minimum vertex id: a label that depends on neither the order of
 the hooks nor the partitioning.
+
+The fused hooking keeps every one of these facts.  Each write into ``new``
+lowers an entry: path halving sets ``new[x] = new[new[x]] <= new[x]``, and a
+hook sets a root ``r`` (``new[r] = r``) to a smaller root; so ``new[x] <= x``
+and ``new <= p`` entry by entry, and ``new[x]`` stays in ``x``'s component
+(halving moves a pointer to an ancestor; a hook follows an edge between two
+trees of the component).  The merge ``p' = min(p, new_1, ..., new_k)`` is
+then a minimum of candidates that are each ``<= x`` and in ``x``'s
+component, as before, so ``p'`` is again a forest whose roots are the
+minima of their trees, and pointer jumping keeps that.  The filter drops an
+edge only when its endpoints have one root in ``p``, a merged state every
+shard shares, never because of a local hook that a smaller value from
+another shard may override in the merge; with a single shard nothing
+overrides a local hook (``p' = new``), so dropping the whole frontier after
+the pass is safe.  A shard with a live edge always changes ``new`` (the
+edge's two roots differ, so one is hooked), so "no hooks anywhere" again
+means no live edge anywhere: each component is one tree rooted at its
+minimum.  Every shard ends identical: all start a superstep with the same
+``p`` (induction, from ``arange``), receive the same contributions, and
+merge them by minimum (commutative, associative and idempotent, so order and
+sparse-versus-dense encodings do not matter: an entry left out of a sparse
+contribution equals ``p``'s); pointer jumping is a function of ``p``.  The
+labels are the unique component minima, so ``fused`` and ``generic`` (and
+every executor and partition count) give exactly the same result; only the
+per-superstep statistics (hooks, supersteps) differ.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..backend import to_backend
 from ..backend.primitives import row_ids, scatter_min
 from ..engine.program import Contribution, Program
+from ..errors import InputError
 
 
 class WCCState:
@@ -50,11 +97,21 @@ class WCC(Program):
     name = "wcc"
     replicated_result = True
 
+    def __init__(self, kernels="fused"):
+        self.kernels = kernels
+
+    def _fused(self, shard):
+        return self.kernels == "fused" and shard.xp is np
+
     def init(self, shard):
         xp = shard.xp
         st = WCCState()
         vdt = shard.indices.dtype
         st.parent = xp.arange(shard.n, dtype=vdt)
+        st.new = None
+        if self._fused(shard):
+            st.src = st.dst = None             # the first superstep reads the CSR itself
+            return st
         src = shard.global_rows()[row_ids(shard.indptr)].astype(vdt, copy=False)
         dst = shard.indices
         # each edge once (an undirected edge is stored both ways), self loops dropped
@@ -71,6 +128,8 @@ class WCC(Program):
 
     # -- one superstep -------------------------------------------------------------
     def superstep(self, shard, st, ctx):
+        if self._fused(shard):
+            return self._superstep_fused(shard, st)
         xp = shard.xp
         p = st.parent
         ru, rv = p[st.src], p[st.dst]
@@ -94,7 +153,65 @@ class WCC(Program):
             arrays = {"ids": empty, "vals": empty, "dense": new}
         return Contribution(arrays, {"hooks": hooks, "edges": scanned})
 
+    def _superstep_fused(self, shard, st):
+        from ..backend import cpu_wcc  # noqa: PLC0415
+
+        p = st.parent
+        new = p.copy()
+        whole = shard.num_parts == 1
+        vdt = p.dtype
+        if st.src is None:                     # first superstep: p = arange, hook straight from the CSR
+            nnz = len(shard.indices) if not whole else 0
+            src, dst = np.empty(nnz, vdt), np.empty(nnz, vdt)
+            rows = np.empty(0, vdt) if shard.contiguous else np.asarray(shard.rows).astype(vdt, copy=False)
+            scanned = cpu_wcc.hook_csr(shard.indptr, shard.indices, shard.row_base, rows, bool(shard.directed),
+                                       new, src, dst)
+            st.src, st.dst = src[:scanned].copy(), dst[:scanned].copy()
+        else:
+            scanned = len(st.src)
+            live = cpu_wcc.hook_union_find(p, new, st.src, st.dst)   # compacts the frontier in place
+            st.src, st.dst = st.src[:live], st.dst[:live]
+        if whole:
+            # nothing overrides a local hook: every edge now lies inside one tree of the next p
+            st.src, st.dst = st.src[:0].copy(), st.dst[:0].copy()
+        changed = np.flatnonzero(new != p).astype(p.dtype, copy=False)
+        hooks = len(changed)
+        if whole:
+            st.new = new
+            return Contribution({"dense": new}, {"hooks": hooks, "edges": scanned})
+        empty = np.empty(0, dtype=p.dtype)
+        if 2 * hooks <= shard.n:
+            arrays = {"ids": changed, "vals": new[changed], "dense": empty}
+        else:
+            arrays = {"ids": empty, "vals": empty, "dense": new}
+        return Contribution(arrays, {"hooks": hooks, "edges": scanned})
+
+    def _receive_fused(self, shard, st, contributions):
+        from ..backend import cpu_wcc  # noqa: PLC0415
+
+        if len(contributions) == 1 and st.new is not None:
+            p = st.new
+        else:
+            p = st.parent
+            for c in contributions:            # merge by minimum: order does not matter
+                dense = to_backend(c.arrays["dense"], np)
+                if len(dense):
+                    cpu_wcc.merge_min_dense(p, dense.astype(p.dtype, copy=False))
+                ids = to_backend(c.arrays["ids"], np)
+                if len(ids):
+                    cpu_wcc.merge_min(p, ids.astype(p.dtype, copy=False),
+                                      to_backend(c.arrays["vals"], np).astype(p.dtype, copy=False))
+        st.new = None
+        out = np.empty_like(p)
+        components = int(cpu_wcc.jump_to_roots(p, out))
+        st.parent = out
+        hooks = sum(int(c.counters["hooks"]) for c in contributions)
+        edges = sum(int(c.counters["edges"]) for c in contributions)
+        return {"hooks": hooks, "edges": edges, "components": components}
+
     def receive(self, shard, st, contributions, ctx):
+        if self._fused(shard):
+            return self._receive_fused(shard, st, contributions)
         xp = shard.xp
         if len(contributions) == 1 and st.new is not None:
             p = st.new
@@ -127,7 +244,8 @@ def _pointer_jump(xp, p):
         p = pp
 
 
-def wcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto", on_step=None):
+def wcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto", kernels="fused",
+        on_step=None):
     """Weakly connected components (edge direction ignored).
 
     Returns a :class:`~dgraph.engine.result.Result` with column ``component``:
@@ -137,12 +255,18 @@ def wcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, tr
     same labels.  Stats per superstep: ``hooks`` (parent entries changed),
     ``edges`` (edges scanned), ``components`` (trees left).
 
-    Keywords as in :func:`dgraph.bfs`.
+    Keywords as in :func:`dgraph.bfs`.  ``kernels``: 'fused' (a compiled
+    union-find per shard on the numpy backend; the vectorized code on CuPy)
+    or 'generic' (vectorized hooking, the reference).  Both give the same
+    labels; 'fused' needs fewer supersteps.
     """
     from ..engine.run import run_program  # noqa: PLC0415
 
-    return run_program(lambda ids: WCC(), G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
-                       transport=transport, on_step=on_step, vertex_columns=("component",))
+    if kernels not in ("fused", "generic"):
+        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    return run_program(lambda ids: WCC(kernels=kernels), G, backend=backend, executor=executor, exchange=exchange,
+                       fanout=fanout, transport=transport, on_step=on_step, vertex_columns=("component",),
+                       params={"kernels": kernels})
 
 
 __all__ = ["wcc", "WCC"]
