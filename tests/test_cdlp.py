@@ -238,3 +238,77 @@ def test_executors_equal_local(client):
         for exchange in ("butterfly", "all-to-all"):
             r = dgraph.cdlp(PG, iterations=6, executor=executor, exchange=exchange)
             np.testing.assert_array_equal(r.label, ref, err_msg=f"{executor} {exchange}")
+
+
+# -- fused numba kernel against the vectorized (generic) step ---------------------------------------
+
+def _fused_generic(target, it):
+    f = dgraph.cdlp(target, iterations=it, kernels="fused")
+    g = dgraph.cdlp(target, iterations=it, kernels="generic")
+    return f, g
+
+
+def _assert_same(f, g, msg):
+    np.testing.assert_array_equal(f.raw("label"), g.raw("label"), err_msg=msg)
+    assert f.raw("label").dtype == g.raw("label").dtype, msg
+    assert f.supersteps == g.supersteps, msg
+    assert f.stats["changed"].tolist() == g.stats["changed"].tolist(), msg
+
+
+def _loopy(rng, directed):
+    """A random multigraph heavy in self loops and duplicate edges."""
+    n = int(rng.integers(2, 40))
+    m = int(rng.integers(1, 6 * n))
+    src = rng.integers(0, n, m)
+    dst = np.where(rng.random(m) < 0.3, src, rng.integers(0, n, m))
+    rep = rng.integers(1, 4, m)
+    return dict(src=np.repeat(src, rep), dst=np.repeat(dst, rep), directed=directed, num_vertices=n + 2)
+
+
+def test_fused_equals_generic():
+    rng = np.random.default_rng(23)
+    graphs = [(name, kw) for name, kw in corpus(90, seed=29)]
+    graphs += [(f"loopy-{i}", _loopy(rng, bool(i % 2))) for i in range(30)]
+    checked = 0
+    for i, (name, kw) in enumerate(graphs):
+        for dedupe in (True, False):
+            G = dgraph.from_edges(**dict(kw, dedupe=dedupe))
+            for it in (1, 2, 5, 12):
+                f, g = _fused_generic(G, it)
+                _assert_same(f, g, f"{name} dedupe={dedupe} it={it}")
+            if G.num_vertices >= 2:
+                p = min(2 + i % 3, G.num_vertices)
+                method = ("range", "hash")[i % 2]
+                f, g = _fused_generic(G.partition(p, method=method, client=False), 4)
+                _assert_same(f, g, f"{name} dedupe={dedupe} p={p} {method}")
+                np.testing.assert_array_equal(f.raw("label"), dgraph.cdlp(G, iterations=4).raw("label"))
+            checked += 1
+    assert checked >= 200
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_fused_equals_generic_rmat(directed):
+    for scale, seed in ((8, 1), (10, 2), (11, 3)):
+        G = dgraph.generate("rmat", scale=scale, seed=seed, directed=directed)
+        f, g = _fused_generic(G, 10)
+        _assert_same(f, g, f"rmat {scale} directed={directed}")
+        for p, method in ((3, "range"), (4, "hash"), (2, "metis")):
+            f, g = _fused_generic(G.partition(p, method=method, client=False), 6)
+            _assert_same(f, g, f"rmat {scale} directed={directed} p={p} {method}")
+
+
+def test_fused_self_loops_and_hub():
+    """A hub whose loop (twice), multi-edges and in/out arcs decide ties: fused and generic agree."""
+    for directed in (True, False):
+        src = [0, 0, 0, 0, 0, 1, 2, 3, 3, 4, 5]
+        dst = [0, 0, 1, 2, 3, 0, 0, 0, 4, 0, 5]
+        for dedupe in (True, False):
+            G = dgraph.from_edges(src, dst, directed=directed, dedupe=dedupe, num_vertices=7)
+            for it in range(1, 6):
+                f, g = _fused_generic(G, it)
+                _assert_same(f, g, f"directed={directed} dedupe={dedupe} it={it}")
+
+
+def test_bad_kernels():
+    with pytest.raises(DGraphError, match="kernels"):
+        dgraph.cdlp(dgraph.from_edges([0], [1]), kernels="cuda")

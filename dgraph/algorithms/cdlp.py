@@ -32,6 +32,13 @@ row the first run (smallest label) whose count is the row's maximum.  The
 owned slices are then all-gathered (``shard.gather_owned``), so every
 shard holds every label again.  The outcome depends only on the labels and
 the edges, never on the partitioning, the backend or the executor.
+
+That vectorized step is ``kernels="generic"``, used on CuPy and kept as the
+reference.  On the numpy backend ``kernels="fused"`` (the default) runs
+:func:`dgraph.backend.cpu_cdlp.cdlp_step` instead: a numba loop over the
+owned rows that gathers each row's neighbor labels (the same multiset) into
+a scratch buffer of the largest row's size, sorts it and counts its runs;
+no per-arc arrays, and the same labels bit for bit.
 """
 
 from __future__ import annotations
@@ -83,12 +90,24 @@ class CDLP(Program):
     name = "cdlp"
     replicated_result = True
 
-    def __init__(self, iterations):
+    def __init__(self, iterations, kernels="fused"):
         self.iterations = int(iterations)
+        self.kernels = kernels
+
+    def _fused(self, shard):
+        return self.kernels == "fused" and shard.xp is np
 
     def init(self, shard):
         xp = shard.xp
         vdt = shard.indices.dtype
+        if self._fused(shard):
+            from ..backend import cpu_cdlp  # noqa: PLC0415
+
+            cindptr, cindices, _ = shard.csc() if shard.directed else (shard.indptr, shard.indices, None)
+            size = cpu_cdlp.scratch_size(shard.indptr, shard.indices, cindptr, shard.directed, not shard.directed,
+                                         shard.row_base, shard.rows)
+            return {"label": np.arange(shard.n, dtype=vdt), "cindptr": cindptr, "cindices": cindices,
+                    "scratch": np.empty(max(size, 1), dtype=vdt), "owned": shard.global_rows()}
         # who counts for whom, fixed for the whole run: (local row, neighbor's global id), one pair per count
         rows = [row_ids(shard.indptr)]
         nbrs = [shard.indices]
@@ -118,6 +137,13 @@ class CDLP(Program):
 
     def superstep(self, shard, st, ctx):
         label = st["label"]
+        if "scratch" in st:
+            from ..backend import cpu_cdlp  # noqa: PLC0415
+
+            new = np.empty(shard.num_rows, dtype=label.dtype)
+            changed = cpu_cdlp.cdlp_step(shard.indptr, shard.indices, st["cindptr"], st["cindices"], shard.directed,
+                                         not shard.directed, shard.row_base, shard.rows, label, st["scratch"], new)
+            return Contribution({"label": new}, {"changed": int(changed)})
         old = label[st["owned"]]
         row, best = mode_smallest(shard.xp, st["rows"], label[st["nbrs"]], shard.num_rows, shard.n)
         new = old.copy()
@@ -134,7 +160,7 @@ class CDLP(Program):
 
 
 def cdlp(G, *, iterations=10, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto",
-         on_step=None):
+         kernels="fused", on_step=None):
     """Community detection by label propagation, LDBC Graphalytics semantics (column ``label``).
 
     iterations : the number of synchronous label updates (Graphalytics: a
@@ -142,15 +168,22 @@ def cdlp(G, *, iterations=10, backend=None, executor=None, exchange="butterfly",
         with the same labels.
     The labels are vertex ids, in the user's ids (``r.label``; ``r.raw("label")``
     gives internal ids).  Ties go to the smallest id; a self loop counts twice
-    (see :mod:`dgraph.algorithms.cdlp`).  Other keywords as in :func:`dgraph.bfs`.
+    (see :mod:`dgraph.algorithms.cdlp`).
+    kernels : 'fused' (a numba kernel per superstep on the numpy backend;
+        CuPy runs the vectorized step either way) or 'generic' (the
+        vectorized step everywhere, the reference the kernel is tested
+        against).  Same labels either way.
+    Other keywords as in :func:`dgraph.bfs`.
     """
     from ..engine.run import run_program  # noqa: PLC0415
 
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
         raise InputError(f"iterations={iterations!r}: expected a non-negative integer")
+    if kernels not in ("fused", "generic"):
+        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
 
     def make(ids):
-        return CDLP(iterations)
+        return CDLP(iterations, kernels)
 
     return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
                        transport=transport, on_step=on_step, vertex_columns=("label",),

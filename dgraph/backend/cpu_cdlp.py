@@ -1,0 +1,137 @@
+"""CPU (numpy backend) kernel for CDLP: one synchronous label update of a shard's owned rows.
+
+The fused twin of the vectorized step in :mod:`dgraph.algorithms.cdlp`
+(``kernels="generic"``), with the same neighbor multiset and the same
+result, bit for bit: per owned row, the labels of its out-neighbors (every
+stored arc, so a multi-edge counts once per copy), of its in-neighbors for
+a directed graph, and, for an undirected graph, of its own self loops once
+more (a loop counts twice); the most frequent label wins, the smallest on a
+tie; a row with no neighbor keeps its label.
+
+Instead of sorting one int64 key per arc of the shard every iteration (the
+generic path: O(arcs) memory and a global sort), each row gathers its
+neighbor labels into a scratch buffer of the shard's largest row size and
+finds their mode there: a short row (at most ``_SMALL`` labels) by an
+insertion sort and a scan of its runs, a longer one by counting in an
+open-addressing hash table of at least twice its size (a comparison sort of
+a hub's mostly-equal labels was the slow part).  Memory is that buffer, the
+table (at most 4x the largest row) and the output.  Row and dtype conventions as in :mod:`dgraph.backend.cpu_kernels`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cpu_kernels import _jit
+
+
+_SMALL = 8  # rows with at most this many neighbors sort them (insertion sort); larger ones count in a hash table
+
+
+@_jit
+def cdlp_step(indptr, indices, cindptr, cindices, use_in, loops_twice, row_base, rows, label, scratch, out):
+    """out[r] = the new label of local row r; returns how many owned labels changed.
+
+    ``use_in``: also count the in-neighbors ``cindices[cindptr[r]:cindptr[r+1]]``
+    (directed graphs).  ``loops_twice``: count an out-arc ``v -> v`` once
+    more (undirected graphs).  ``label`` is the replicated label array
+    (global ids); ``scratch`` must hold the largest row's neighbor count.
+    """
+    changed = 0
+    identity = rows.shape[0] == 0
+    cap = 1
+    while cap < 2 * scratch.shape[0]:
+        cap *= 2
+    keys = np.empty(cap, dtype=np.int64)
+    counts = np.empty(cap, dtype=np.int64)
+    for r in range(indptr.shape[0] - 1):
+        v = r + row_base if identity else rows[r]
+        k = 0
+        for e in range(indptr[r], indptr[r + 1]):
+            u = indices[e]
+            scratch[k] = label[u]
+            k += 1
+            if loops_twice and u == v:
+                scratch[k] = label[u]
+                k += 1
+        if use_in:
+            for e in range(cindptr[r], cindptr[r + 1]):
+                scratch[k] = label[cindices[e]]
+                k += 1
+        old = label[v]
+        if k == 0:
+            out[r] = old
+            continue
+        if k <= _SMALL:
+            # insertion sort, then the first longest run (runs ascend by label: the smallest wins a tie)
+            for i in range(1, k):
+                x = scratch[i]
+                j = i - 1
+                while j >= 0 and scratch[j] > x:
+                    scratch[j + 1] = scratch[j]
+                    j -= 1
+                scratch[j + 1] = x
+            best = scratch[0]
+            best_count = 0
+            run = 1
+            for i in range(1, k):
+                if scratch[i] == scratch[i - 1]:
+                    run += 1
+                else:
+                    if run > best_count:  # strictly more: an equal count later is a larger label
+                        best_count = run
+                        best = scratch[i - 1]
+                    run = 1
+            if run > best_count:
+                best = scratch[k - 1]
+        else:
+            # count in an open-addressing table of at least 2k slots, then the most frequent, smallest on a tie
+            m = 1
+            while m < 2 * k:
+                m *= 2
+            mask = m - 1
+            for i in range(m):
+                keys[i] = -1
+            for i in range(k):
+                x = np.int64(scratch[i])
+                h = (x * np.int64(0x9E3779B1)) & mask
+                while keys[h] != -1 and keys[h] != x:
+                    h = (h + 1) & mask
+                if keys[h] == -1:
+                    keys[h] = x
+                    counts[h] = 1
+                else:
+                    counts[h] += 1
+            best_key = np.int64(-1)
+            best_count = 0
+            for i in range(m):
+                x = keys[i]
+                if x != -1:
+                    c = counts[i]
+                    if c > best_count or (c == best_count and x < best_key):
+                        best_count = c
+                        best_key = x
+            best = best_key
+        out[r] = best
+        if best != old:
+            changed += 1
+    return changed
+
+
+@_jit
+def scratch_size(indptr, indices, cindptr, use_in, loops_twice, row_base, rows):
+    """The largest neighbor count of any row (the scratch buffer ``cdlp_step`` needs); no per-arc arrays."""
+    size = 0
+    identity = rows.shape[0] == 0
+    for r in range(indptr.shape[0] - 1):
+        k = indptr[r + 1] - indptr[r]
+        if use_in:
+            k += cindptr[r + 1] - cindptr[r]
+        if loops_twice:
+            v = r + row_base if identity else rows[r]
+            for e in range(indptr[r], indptr[r + 1]):
+                if indices[e] == v:
+                    k += 1
+        if k > size:
+            size = k
+    return size
