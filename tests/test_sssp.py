@@ -301,3 +301,47 @@ def test_distributed_negative_weight(client):
     G = dgraph.from_edges([0, 1, 2], [1, 2, 0], weights=[1, -1, 2], directed=True)
     with pytest.raises(InputError, match="edge 1 -> 2 has weight -1"):
         dgraph.sssp(G.partition(2, client=client), 0, executor="spmd")
+
+
+def test_fused_kernels_equal_generic_exactly():
+    """The numba relax / parent kernels (numpy backend) give the vectorized reference's bits, the
+    supersteps and per-superstep counters included, on one shard and on 2..5 of every method."""
+    rng = np.random.default_rng(21)
+    graphs = [(label, dgraph.from_edges(**kw)) for label, kw, _ in list(_weighted_cases(seed=17))[::3]]
+    graphs += list(_delta_graphs())
+    graphs.append(("rmat-int64", dgraph.generate("rmat", scale=8, seed=5, weighted=True, weights="int")))
+    src, dst = rng.integers(0, 300, 3000), rng.integers(0, 300, 3000)
+    w32 = (rng.random(3000) * 4).astype(np.float32)
+    w32[::7] = 0
+    graphs.append(("float32", dgraph.from_edges(src, dst, weights=w32, directed=True)))
+    checked = 0
+    for i, (label, G) in enumerate(graphs):
+        n = G.num_vertices
+        if n == 0:
+            continue
+        s = _user(G, int(rng.integers(0, n)))
+        variants = [(G, "p=1")]
+        if i % 4 == 0 and n >= 2:
+            for p in (2, 3, 5):
+                if p <= n:
+                    method = ("range", "hash", "metis")[(i // 4 + p) % 3]
+                    variants.append((G.partition(p, method=method, client=False), f"p={p} {method}"))
+        for delta in (None, 0.5, math.inf):
+            for H, what in variants:
+                ref = dgraph.sssp(H, s, delta=delta, kernels="generic")
+                got = dgraph.sssp(H, s, delta=delta, kernels="fused")
+                msg = f"{label} {what} delta={delta}"
+                np.testing.assert_array_equal(got.raw("distance"), ref.raw("distance"), err_msg=msg)
+                np.testing.assert_array_equal(got.raw("parent"), ref.raw("parent"), err_msg=msg)
+                assert got.supersteps == ref.supersteps, msg
+                assert got.edges_touched == ref.edges_touched, msg
+                for col in ("frontier", "far", "improved", "edges"):
+                    np.testing.assert_array_equal(got.stats[col].to_numpy(), ref.stats[col].to_numpy(),
+                                                  err_msg=f"{msg} {col}")
+                checked += 1
+    assert checked >= 250
+
+
+def test_bad_kernels():
+    with pytest.raises(InputError, match="kernels"):
+        dgraph.sssp(dgraph.from_edges([0], [1]), 0, kernels="numba")

@@ -32,6 +32,15 @@ distances the relaxation converges to are the unique fixed point
 ``dist[v] = min over in-edges of dist[u] + w`` (the smallest left-to-right
 path sum), whatever order the relaxations ran in.
 
+``kernels="fused"`` (the default) runs, on the numpy backend, each
+superstep's advance + relaxation, the single-shard receive (write the
+distances, split near / far) and the final parent search as numba kernels
+(:mod:`dgraph.backend.cpu_sssp`): the best candidate per target accumulates
+in scratch arrays of size n instead of gathering every frontier arc and
+sorting the targets.  ``kernels="generic"`` keeps the vectorized steps below
+(what CuPy runs); they are the reference, and both give the same bits, the
+same supersteps and the same counters.
+
 Across partitions: every shard keeps the global distance array, relaxes the
 out-edges of the frontier vertices it owns and contributes, per vertex it
 improved, the best new distance it found.  The contributions are merged by
@@ -76,7 +85,8 @@ DELTA_FACTOR = 32.0
 
 
 class SSSPState:
-    __slots__ = ("dist", "hops", "frontier", "pending", "pile", "bound", "parents", "big")
+    __slots__ = ("dist", "hops", "frontier", "pending", "pile", "bound", "parents", "big", "fused",
+                 "bd", "bh", "mark", "touched")
 
 
 class SSSP(Program):
@@ -85,9 +95,10 @@ class SSSP(Program):
     name = "sssp"
     replicated_result = False
 
-    def __init__(self, source, delta):
+    def __init__(self, source, delta, kernels="fused"):
         self.source = int(source)
         self.delta = float(delta)
+        self.kernels = kernels
 
     # -- setup -------------------------------------------------------------------
     def init(self, shard):
@@ -105,6 +116,9 @@ class SSSP(Program):
         st.bound = self.delta                  # near: dist < bound
         st.big = np.iinfo(vdt).max
         st.parents = None
+        # numba kernels on the numpy backend (the vectorized steps stay for CuPy and "generic")
+        st.fused = self.kernels == "fused" and xp is np
+        st.bd = st.bh = st.mark = st.touched = None
         return st
 
     def initial_report(self, shard, st):
@@ -115,6 +129,8 @@ class SSSP(Program):
 
     # -- one superstep: advance + relax ----------------------------------------------
     def superstep(self, shard, st, ctx):
+        if st.fused:
+            return _cpu_relax(shard, st)
         xp = shard.xp
         rows, gids = _owned(shard, st.frontier)
         seg, eid = expand(shard.indptr, rows)
@@ -138,6 +154,8 @@ class SSSP(Program):
     # -- merge + filter into near / far ----------------------------------------------
     def receive(self, shard, st, contributions, ctx):
         xp = shard.xp
+        if st.fused and len(contributions) == 1:
+            return self._cpu_receive(st, contributions[0])
         if len(contributions) == 1:
             c = contributions[0]
             v = c.arrays["v"]
@@ -168,6 +186,21 @@ class SSSP(Program):
         return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": len(changed),
                 "edges": sum(int(c.counters["edges"]) for c in contributions)}
 
+    def _cpu_receive(self, st, c):
+        """receive() of a single contribution on the numpy backend: the same updates, in one numba pass."""
+        from ..backend import cpu_sssp  # noqa: PLC0415
+
+        v = c.arrays["v"]
+        frontier, nfar = cpu_sssp.apply_split(v, c.arrays["d"], c.arrays["h"], st.dist, st.hops, st.bound,
+                                              st.pending, st.touched)
+        if nfar:
+            st.pile = np.concatenate([st.pile, st.touched[:nfar]])
+        if len(frontier) == 0 and len(st.pile):
+            frontier = self._next_bucket(st)
+        st.frontier = frontier
+        return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": len(v),
+                "edges": int(c.counters["edges"])}
+
     def _next_bucket(self, st):
         """Near is empty: raise the bound past the closest far vertex; its bucket becomes the frontier."""
         xp = array_module(st.dist)
@@ -187,6 +220,10 @@ class SSSP(Program):
     def _candidates(self, shard, st):
         """(v, smallest u) over this shard's out-edges u -> v with dist[u] + w == dist[v]."""
         xp = shard.xp
+        if st.fused:
+            par = _cpu_tight_parents(shard, st, self.source)
+            v = np.flatnonzero(par != st.big).astype(shard.indices.dtype, copy=False)
+            return v, par[v]
         local = row_ids(shard.indptr)
         src = (local + shard.row_base) if shard.contiguous else shard.rows[local]
         src = src.astype(shard.indices.dtype, copy=False)
@@ -217,9 +254,12 @@ class SSSP(Program):
     def finish(self, shard, st):
         xp = shard.xp
         if st.parents is None:  # one shard: every edge is here
-            st.parents = xp.full(shard.n, st.big, dtype=shard.indices.dtype)
-            v, u = self._candidates(shard, st)
-            st.parents[v] = u
+            if st.fused:
+                st.parents = _cpu_tight_parents(shard, st, self.source)
+            else:
+                st.parents = xp.full(shard.n, st.big, dtype=shard.indices.dtype)
+                v, u = self._candidates(shard, st)
+                st.parents[v] = u
         parents = st.parents
         parents[self.source] = self.source
         if shard.num_parts == 1 and shard.num_rows == shard.n:
@@ -229,6 +269,43 @@ class SSSP(Program):
             dist, par = st.dist[owned], parents[owned]
         par = xp.where(par == st.big, -1, par)
         return {"distance": dist, "parent": par}
+
+
+# -- the fused CPU steps (numba; the vectorized code above is their reference) ------------
+
+def _kernel_weights(shard):
+    if shard.weights is None:
+        return np.empty(0, dtype=np.float64), False
+    return shard.weights, True
+
+
+def _cpu_relax(shard, st):
+    """SSSP.superstep on the numpy backend, as one numba pass (same contribution, bit for bit)."""
+    from ..backend import cpu_sssp  # noqa: PLC0415
+
+    n = shard.n
+    if st.bd is None:  # scratch, once per run
+        st.bd = np.empty(n, dtype=np.float64)
+        st.bh = np.empty(n, dtype=np.int64)
+        st.mark = np.zeros(n, dtype=bool)
+        st.touched = np.empty(n, dtype=shard.indices.dtype)
+    rows, gids = _owned(shard, st.frontier)
+    w, weighted = _kernel_weights(shard)
+    v, d, h, edges = cpu_sssp.relax(shard.indptr, shard.indices, w, weighted, rows, gids, st.dist, st.hops,
+                                    st.bd, st.bh, st.mark, st.touched)
+    return Contribution({"v": v, "d": d, "h": h}, {"edges": int(edges)})
+
+
+def _cpu_tight_parents(shard, st, source):
+    """The smallest tight, one-hop-closer in-neighbor per vertex over this shard's out-edges
+    (st.big where none), as SSSP._candidates finds them."""
+    from ..backend import cpu_sssp  # noqa: PLC0415
+
+    par = np.full(shard.n, st.big, dtype=shard.indices.dtype)
+    w, weighted = _kernel_weights(shard)
+    cpu_sssp.tight_parents(shard.indptr, shard.indices, w, weighted, shard.row_base, shard.rows, st.dist,
+                           st.hops, source, par)
+    return par
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -271,7 +348,7 @@ def weight_summary(shard):
     if shard.weights is None:
         return m, float(m), None
     w = shard.weights
-    total = float(w.astype(np.float64).sum()) if m else 0.0
+    total = float(w.astype(np.float64, copy=False).sum()) if m else 0.0
     neg = xp.flatnonzero(w < 0)
     if len(neg) == 0:
         return m, total, None
@@ -333,7 +410,7 @@ def _check_delta(delta):
 
 
 def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butterfly", fanout=None,
-         transport="auto", on_step=None):
+         transport="auto", kernels="fused", on_step=None):
     """Shortest path distances from ``source`` (a user vertex id), by near/far delta-stepping.
 
     Returns a :class:`~dgraph.engine.result.Result` with columns ``distance``
@@ -349,10 +426,17 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
         nearest power of two (Davidson et al.'s heuristic, as in Gunrock;
         1 without positive weights); the value used is in
         ``result.params['delta']``.
+    kernels : 'fused' (on the numpy backend, each superstep's relaxation and
+        the final parent search run as numba kernels, :mod:`dgraph.backend.cpu_sssp`)
+        or 'generic' (the vectorized numpy/CuPy steps, the reference the
+        kernels are tested against; CuPy always runs these).  Both give the
+        same bits.
     Other keywords as in :func:`dgraph.bfs`.
     """
     from ..engine.run import run_program  # noqa: PLC0415
 
+    if kernels not in ("fused", "generic"):
+        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
     delta = _check_delta(delta)
     summary = _graph_summary(G)
     if summary is not None:
@@ -367,7 +451,7 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
             delta = auto_delta(m, total, n)
 
     def make(ids):
-        return SSSP(ids.to_internal(source, what="source"), 1.0 if delta is None else delta)
+        return SSSP(ids.to_internal(source, what="source"), 1.0 if delta is None else delta, kernels=kernels)
 
     return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
                        transport=transport, on_step=on_step, vertex_columns=("parent",),
