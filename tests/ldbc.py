@@ -33,11 +33,11 @@ def written(result, column, tmp_path, name):
     return {int(v): x for v, x in (line.split() for line in path.read_text().split("\n") if line.strip())}
 
 
-def match_exact(got, ref):
+def check_exact(got, ref):
     assert got == ref
 
 
-def match_epsilon(got, ref, eps=1e-4):
+def check_epsilon(got, ref, eps=1e-4):
     """|r - s| <= eps * |r| (0 matches 0; infinities match exactly)."""
     assert set(got) == set(ref)
     for v, r in ref.items():
@@ -48,7 +48,7 @@ def match_epsilon(got, ref, eps=1e-4):
             assert abs(rv - sv) <= eps * abs(rv), (v, r, got[v])
 
 
-def match_equivalent(got, ref):
+def check_equivalent(got, ref):
     """Same partition into groups, whatever the labels."""
     assert set(got) == set(ref)
     fwd, back = {}, {}

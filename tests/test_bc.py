@@ -24,7 +24,7 @@ def _expect(G, ref):
     return np.array([ref[v] for v in G.ids.user_array().tolist()], dtype=np.float64)
 
 
-def _close(got, expect, what):
+def _check_close(got, expect, what):
     np.testing.assert_allclose(got, expect, rtol=RTOL, atol=0, err_msg=what)
 
 
@@ -43,7 +43,7 @@ def test_all_sources_match_networkx(backend):
                 r = dgraph.bc(Gb, normalized=normalized, endpoints=endpoints)
                 assert r.raw("bc").dtype == np.float64
                 ref = nx.betweenness_centrality(H, normalized=normalized, endpoints=endpoints)
-                _close(_values(G, r), _expect(G, ref), f"{label} normalized={normalized} endpoints={endpoints}")
+                _check_close(_values(G, r), _expect(G, ref), f"{label} normalized={normalized} endpoints={endpoints}")
         graphs += 1
     assert graphs >= 100 and kinds == {True, False}
 
@@ -75,7 +75,7 @@ def test_sources_match_betweenness_centrality_subset(backend):
             for normalized in (True, False):
                 r = dgraph.bc(Gb, S, normalized=normalized)
                 ref = nx.betweenness_centrality_subset(H, sources=listed, targets=list(H), normalized=normalized)
-                _close(_values(G, r), _expect(G, ref), f"{label} sources={S} normalized={normalized}")
+                _check_close(_values(G, r), _expect(G, ref), f"{label} sources={S} normalized={normalized}")
                 checked += 1
     assert checked >= 500
 
@@ -97,11 +97,11 @@ def test_sources_match_sampled_networkx():
             for normalized in (True, False):
                 got = _values(G, dgraph.bc(G, S, endpoints=True, normalized=normalized)) * (n / k)
                 ref = nx.betweenness_centrality(H, k=k, seed=seed, endpoints=True, normalized=normalized)
-                _close(got, _expect(G, ref), f"{label} k={k} endpoints normalized={normalized}")
+                _check_close(got, _expect(G, ref), f"{label} k={k} endpoints normalized={normalized}")
                 got = _values(G, dgraph.bc(G, S, endpoints=False, normalized=normalized))
                 got = got * np.where(inside, (n - 1) / (k - 1), (n - 1) / k)
                 ref = nx.betweenness_centrality(H, k=k, seed=seed, endpoints=False, normalized=normalized)
-                _close(got, _expect(G, ref), f"{label} k={k} normalized={normalized}")
+                _check_close(got, _expect(G, ref), f"{label} k={k} normalized={normalized}")
             checked += 1
     assert checked >= 150
 
@@ -126,7 +126,7 @@ def test_weights_are_ignored():
     for label, kw in CASES[20:30]:
         G = dgraph.from_edges(**weighted(kw, rng))
         H = G.to_networkx()
-        _close(_values(G, dgraph.bc(G)), _expect(G, nx.betweenness_centrality(H)), label)
+        _check_close(_values(G, dgraph.bc(G)), _expect(G, nx.betweenness_centrality(H)), label)
 
 
 def test_string_ids_and_odd_graphs():

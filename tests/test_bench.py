@@ -95,7 +95,7 @@ def test_wcc(rmat):
     _check_common(fig, rmat, "wcc")
     assert fig["rate_edges"] == rmat.num_edges
     k = fig["components"]
-    assert 1 <= k <= rmat.num_vertices
+    assert k >= 1 and k <= rmat.num_vertices
     for a in fig["anchors"]:
         assert a["note"] in (f"same {k:,} component{'s' if k > 1 else ''}", NOT_INSTALLED)
 
@@ -104,7 +104,7 @@ def test_cdlp(rmat):
     fig = bench_algorithm(rmat, "cdlp", iterations=3, repeat=1)
     _check_common(fig, rmat, "cdlp")
     assert fig["iterations"] == 3 and fig["supersteps"] <= 3
-    assert 1 <= fig["communities"] <= rmat.num_vertices
+    assert fig["communities"] >= 1 and fig["communities"] <= rmat.num_vertices
     names = _anchor_names(fig)
     assert names[0] == "scipy" and fig["anchors"][0]["ms"] is None
     ig = next(a for a in fig["anchors"] if a["name"].startswith("igraph"))

@@ -5,7 +5,7 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 from graphs import corpus
-from ldbc import load, match_exact, reference, written
+from ldbc import load, check_exact, reference, written
 
 import dgraph
 from dgraph.backend import to_numpy
@@ -106,7 +106,7 @@ def test_ldbc_reference(kind, tmp_path):
     for p in (1, 2, 3, 4):
         target = G if p == 1 else G.partition(p, client=False)
         r = dgraph.cdlp(target, iterations=2)
-        match_exact(written(r, "label", tmp_path, f"CDLP-{kind}-{p}"), ref)
+        check_exact(written(r, "label", tmp_path, f"CDLP-{kind}-{p}"), ref)
 
 
 def test_partitions_equal_single():

@@ -18,7 +18,7 @@ def _source(G):
     return G.ids.to_user(int(np.argmax(to_numpy(G.out_degree())))).item()
 
 
-def _same(r, ref, what):
+def _check_same(r, ref, what):
     np.testing.assert_array_equal(to_numpy(r.raw("depth")), to_numpy(ref.raw("depth")), err_msg=what)
     np.testing.assert_array_equal(to_numpy(r.raw("parent")), to_numpy(ref.raw("parent")), err_msg=what)
 
@@ -37,7 +37,7 @@ def test_executors_equal_local(client):
             for exchange in ("butterfly", "all-to-all"):
                 for executor in ("tasks", "spmd"):
                     r = dgraph.bfs(PG, src, executor=executor, exchange=exchange)
-                    _same(r, ref, f"{label} p={p} {exchange} {executor}")
+                    _check_same(r, ref, f"{label} p={p} {exchange} {executor}")
     assert graphs >= 50
 
 
@@ -49,9 +49,9 @@ def test_fanouts_and_directions(client):
     for fanout in (1, 2, 3, 4):
         for direction in ("push", "pull", "auto"):
             r = dgraph.bfs(PG, src, executor="spmd", exchange="butterfly", fanout=fanout, direction=direction)
-            _same(r, ref, f"fanout {fanout} {direction}")
+            _check_same(r, ref, f"fanout {fanout} {direction}")
     r = dgraph.bfs(PG, src, executor="tasks", exchange="butterfly:2")
-    _same(r, ref, "tasks butterfly:2")
+    _check_same(r, ref, "tasks butterfly:2")
     assert r.params["executor"] == "tasks" and r.params["fanout"] == 2
     assert r.stats["bytes_exchanged"].sum() > 0
 
@@ -60,7 +60,7 @@ def test_more_partitions_than_workers(client):
     G = dgraph.generate("grid", rows=6, cols=7)
     PG = G.partition(5, client=client)
     assert len(set(PG.workers)) == 2
-    _same(dgraph.bfs(PG, 0, executor="spmd"), dgraph.bfs(G, 0), "5 shards on 2 workers")
+    _check_same(dgraph.bfs(PG, 0, executor="spmd"), dgraph.bfs(G, 0), "5 shards on 2 workers")
 
 
 def test_default_executor_is_spmd(client):
@@ -92,7 +92,7 @@ def test_worker_lost_during_spmd_then_retry_succeeds():
         assert time.perf_counter() - t < 60
         c.wait_for_workers(2, timeout=60)  # the nanny restarts the worker under a new address
         r = dgraph.bfs(PG, 0, executor="spmd", direction="push")
-        _same(r, ref, "retry after a lost worker")
+        _check_same(r, ref, "retry after a lost worker")
 
 
 @pytest.mark.parametrize("directed", [False, True])
@@ -106,7 +106,7 @@ def test_parallel_build_equals_client_side_build(client, directed, method):
         PG = dgraph.generate_partitioned("rmat", p, client=client, scale=10, seed=9, directed=directed,
                                          method=method, chunks=4)
         assert PG.num_arcs == G.num_arcs
-        _same(dgraph.bfs(PG, src), ref, f"p={p}")
+        _check_same(dgraph.bfs(PG, src), ref, f"p={p}")
 
 
 def test_from_dask_dataframe(client):
@@ -118,7 +118,7 @@ def test_from_dask_dataframe(client):
     df = dd.from_pandas(pd.DataFrame({"a": s, "b": d}), npartitions=5)
     PG = dgraph.from_dask_dataframe(df, 3, src="a", dst="b", directed=True, num_vertices=500, client=client)
     assert PG.num_arcs == G.num_arcs
-    _same(dgraph.bfs(PG, _source(G)), dgraph.bfs(G, _source(G)), "dask dataframe build")
+    _check_same(dgraph.bfs(PG, _source(G)), dgraph.bfs(G, _source(G)), "dask dataframe build")
     with pytest.raises(dgraph.DGraphError, match="column 'x'"):
         dgraph.from_dask_dataframe(df, 2, src="x", dst="b", client=client)
 
@@ -146,7 +146,7 @@ def test_scheduler_and_workers_started_by_hand(tmp_path):
                 PG = G.partition(p, client=c)
                 for exchange in ("butterfly", "all-to-all"):
                     for executor in ("tasks", "spmd"):
-                        _same(dgraph.bfs(PG, src, executor=executor, exchange=exchange), ref,
+                        _check_same(dgraph.bfs(PG, src, executor=executor, exchange=exchange), ref,
                               f"{label} p={p} {exchange} {executor}")
     finally:
         gen.close()

@@ -4,7 +4,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from graphs import corpus
-from ldbc import load, match_epsilon, reference, written
+from ldbc import load, check_epsilon, reference, written
 
 import dgraph
 from dgraph.backend import to_numpy
@@ -103,7 +103,7 @@ def test_ldbc_reference(kind, tmp_path):
         for method in ("range", "hash"):
             target = G if p == 1 else G.partition(p, method=method, client=False)
             r = dgraph.lcc(target)
-            match_epsilon(written(r, "lcc", tmp_path, f"LCC-{kind}-{p}-{method}"), ref)
+            check_epsilon(written(r, "lcc", tmp_path, f"LCC-{kind}-{p}-{method}"), ref)
 
 
 def test_partitions_equal_single():

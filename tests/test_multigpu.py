@@ -31,7 +31,7 @@ def client(request):
     close()
 
 
-def _same(r, ref, what):
+def _check_same(r, ref, what):
     np.testing.assert_array_equal(to_numpy(r.raw("depth")), to_numpy(ref.raw("depth")), err_msg=what)
     np.testing.assert_array_equal(to_numpy(r.raw("parent")), to_numpy(ref.raw("parent")), err_msg=what)
 
@@ -55,4 +55,4 @@ def test_cupy_shards_equal_single_gpu(client):
                     if executor == "spmd":
                         expected = "nccl" if (p == 2 and transport == "auto") else "dask"
                         assert r.params["transport"] == expected
-                    _same(r, ref, f"graph {i} p={p} {exchange} {executor} {transport}")
+                    _check_same(r, ref, f"graph {i} p={p} {exchange} {executor} {transport}")

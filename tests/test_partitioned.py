@@ -16,7 +16,7 @@ def _source(G):
     return G.ids.to_user(int(np.argmax(deg))).item() if G.num_vertices else None
 
 
-def _same(r, ref, what):
+def _check_same(r, ref, what):
     np.testing.assert_array_equal(to_numpy(r.raw("depth")), to_numpy(ref.raw("depth")), err_msg=what)
     np.testing.assert_array_equal(to_numpy(r.raw("parent")), to_numpy(ref.raw("parent")), err_msg=what)
 
@@ -34,7 +34,7 @@ def test_local_partitions_equal_single(method, backend):
             PG = G.partition(p, method=method, client=False)
             for direction in ("push", "pull", "auto"):
                 r = dgraph.bfs(PG, src, direction=direction, executor="local")
-                _same(r, ref, f"{label} p={p} {direction}")
+                _check_same(r, ref, f"{label} p={p} {direction}")
                 checked += 1
     assert checked > 300
 
@@ -47,7 +47,7 @@ def test_generic_kernels_on_shards():
         for method in ("range", "hash"):
             PG = G.partition(p, method=method, client=False)
             for direction in ("push", "pull", "auto"):
-                _same(dgraph.bfs(PG, src, direction=direction, kernels="generic"), ref, f"{p} {method} {direction}")
+                _check_same(dgraph.bfs(PG, src, direction=direction, kernels="generic"), ref, f"{p} {method} {direction}")
 
 
 def test_exchange_bytes_are_counted():
@@ -80,4 +80,4 @@ def test_plan_is_reused(tmp_path):
     PG.plan.save(path)
     PG2 = G.partition(None, plan=str(path), client=False)
     assert PG2.plan == PG.plan
-    _same(dgraph.bfs(PG2, 0), dgraph.bfs(G, 0), "plan reuse")
+    _check_same(dgraph.bfs(PG2, 0), dgraph.bfs(G, 0), "plan reuse")

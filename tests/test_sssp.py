@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 import scipy.sparse.csgraph as cg
 from graphs import corpus, weighted
-from ldbc import load, match_epsilon, reference, written
+from ldbc import load, check_epsilon, reference, written
 
 import dgraph
 from dgraph.backend import to_numpy
@@ -145,7 +145,7 @@ def test_ldbc_reference(kind, tmp_path):
     for p in (1, 2, 3, 4):
         target = G if p == 1 else G.partition(p, client=False)
         r = dgraph.sssp(target, source)
-        match_epsilon(written(r, "distance", tmp_path, f"SSSP-{kind}-{p}"), ref)
+        check_epsilon(written(r, "distance", tmp_path, f"SSSP-{kind}-{p}"), ref)
 
 
 def _delta_graphs():
