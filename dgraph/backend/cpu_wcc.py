@@ -12,7 +12,26 @@ entry, so a root is the minimum of its tree.
 
 from __future__ import annotations
 
+import numba  # this module is imported only when a numpy-backend WCC runs
+
 from .cpu_kernels import _jit
+
+
+@numba.njit(inline="always", cache=True)
+def _unite(new, u, v):
+    """Join the trees of ``u`` and ``v`` in ``new``: roots by path halving, larger under smaller."""
+    while new[u] != u:
+        nu = new[new[u]]
+        new[u] = nu
+        u = nu
+    while new[v] != v:
+        nv = new[new[v]]
+        new[v] = nv
+        v = nv
+    if u < v:
+        new[v] = u
+    elif v < u:
+        new[u] = v
 
 
 @_jit
@@ -40,19 +59,7 @@ def hook_union_find(p, new, src, dst):
         src[k] = u
         dst[k] = v
         k += 1
-        # find with path halving
-        while new[u] != u:
-            nu = new[new[u]]
-            new[u] = nu
-            u = nu
-        while new[v] != v:
-            nv = new[new[v]]
-            new[v] = nv
-            v = nv
-        if u < v:
-            new[v] = u
-        elif v < u:
-            new[u] = v
+        _unite(new, u, v)
     return k
 
 
@@ -84,19 +91,7 @@ def hook_csr(indptr, indices, row_base, rows, directed, new, src, dst):
                 src[k] = u0
                 dst[k] = v
             k += 1
-            u = u0
-            while new[u] != u:
-                nu = new[new[u]]
-                new[u] = nu
-                u = nu
-            while new[v] != v:
-                nv = new[new[v]]
-                new[v] = nv
-                v = nv
-            if u < v:
-                new[v] = u
-            elif v < u:
-                new[u] = v
+            _unite(new, u0, v)
     return k
 
 
