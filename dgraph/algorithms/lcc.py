@@ -28,18 +28,22 @@ from __future__ import annotations
 from .triangles import TriangleProgram, run_triangles
 
 
-def lcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto", on_step=None):
+def lcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto", kernels="fused",
+        on_step=None):
     """The local clustering coefficient of every vertex (column ``lcc``, float64), LDBC Graphalytics rule.
 
     Directed graphs: neighbors are in- and out-neighbors, the numerator
     counts the directed edges among them; undirected graphs: NetworkX's
     ``nx.clustering``.  Self loops and duplicate edges are ignored; a vertex
     with fewer than two neighbors has 0.  ``r.params["total"]`` is the number
-    of triangles of the undirected simple graph.  Other keywords as in
-    :func:`dgraph.bfs`.
+    of triangles of the undirected simple graph.
+    kernels : 'fused' (a numba kernel counts on the numpy backend; CuPy
+        runs the vectorized count either way) or 'generic' (the vectorized
+        count everywhere, the reference).  Same bits either way.
+    Other keywords as in :func:`dgraph.bfs`.
     """
     return run_triangles(G, True, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
-                         transport=transport, on_step=on_step)
+                         transport=transport, on_step=on_step, kernels=kernels)
 
 
 __all__ = ["lcc", "TriangleProgram"]
