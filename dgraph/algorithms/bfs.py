@@ -185,10 +185,11 @@ def _cpu_push(shard, st, m_f):
 
     if st.out is None:
         st.out = np.empty(shard.n, dtype=shard.indices.dtype)
-    rows = np.sort(_frontier_rows(shard, st))
-    k, touched, degsum = cpu_kernels.visit_push(shard.indptr, shard.indices, rows, shard.row_base, shard.rows,
-                                                st.labels, st.parents, st.level, st.out, shard.degree)
-    return np.sort(st.out[:k]), int(touched), int(degsum)
+    # no sorting: the kernel keeps the smallest parent in any frontier order
+    k, touched, degsum = cpu_kernels.visit_push(shard.indptr, shard.indices, _frontier_rows(shard, st),
+                                                shard.row_base, shard.rows, st.labels, st.parents, st.level,
+                                                st.out, shard.degree)
+    return st.out[:k].copy(), int(touched), int(degsum)
 
 
 def _cpu_pull(shard, st, m_f):

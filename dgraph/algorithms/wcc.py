@@ -186,53 +186,53 @@ class WCC(Program):
             arrays = {"ids": empty, "vals": empty, "dense": new}
         return Contribution(arrays, {"hooks": hooks, "edges": scanned})
 
-    def _receive_fused(self, shard, st, contributions):
-        from ..backend import cpu_wcc  # noqa: PLC0415
-
-        if len(contributions) == 1 and st.new is not None:
-            p = st.new
-        else:
-            p = st.parent
-            for c in contributions:            # merge by minimum: order does not matter
-                dense = to_backend(c.arrays["dense"], np)
-                if len(dense):
-                    cpu_wcc.merge_min_dense(p, dense.astype(p.dtype, copy=False))
-                ids = to_backend(c.arrays["ids"], np)
-                if len(ids):
-                    cpu_wcc.merge_min(p, ids.astype(p.dtype, copy=False),
-                                      to_backend(c.arrays["vals"], np).astype(p.dtype, copy=False))
-        st.new = None
-        out = np.empty_like(p)
-        components = int(cpu_wcc.jump_to_roots(p, out))
-        st.parent = out
-        hooks = sum(int(c.counters["hooks"]) for c in contributions)
-        edges = sum(int(c.counters["edges"]) for c in contributions)
-        return {"hooks": hooks, "edges": edges, "components": components}
-
     def receive(self, shard, st, contributions, ctx):
-        if self._fused(shard):
-            return self._receive_fused(shard, st, contributions)
-        xp = shard.xp
+        fused = self._fused(shard)
+        xp = np if fused else shard.xp
         if len(contributions) == 1 and st.new is not None:
             p = st.new
         else:
-            p = st.parent
-            for c in contributions:            # merge by minimum: order does not matter
-                dense = to_backend(c.arrays["dense"], xp)
-                if len(dense):
-                    xp.minimum(p, dense, out=p)
-                ids = to_backend(c.arrays["ids"], xp)
-                if len(ids):
-                    scatter_min(p, ids, to_backend(c.arrays["vals"], xp).astype(p.dtype, copy=False))
+            p = _merge_min(xp, st.parent, contributions, fused)
         st.new = None
-        st.parent = _pointer_jump(xp, p)
+        if fused:
+            from ..backend import cpu_wcc  # noqa: PLC0415
+
+            st.parent = np.empty_like(p)
+            components = int(cpu_wcc.jump_to_roots(p, st.parent))
+        else:
+            st.parent = _pointer_jump(xp, p)
+            components = int(xp.count_nonzero(st.parent == xp.arange(shard.n, dtype=st.parent.dtype)))
         hooks = sum(int(c.counters["hooks"]) for c in contributions)
         edges = sum(int(c.counters["edges"]) for c in contributions)
-        components = int(xp.count_nonzero(st.parent == xp.arange(shard.n, dtype=st.parent.dtype)))
         return {"hooks": hooks, "edges": edges, "components": components}
 
     def finish(self, shard, st):
         return {"component": st.parent}
+
+
+def _merge_min(xp, p, contributions, fused):
+    """Every shard's changed parent entries (dense or as ids/values) into ``p`` by minimum.
+
+    The minimum does not depend on the order, so every shard ends with the
+    same array; ``fused`` uses the numba kernels on the CPU.
+    """
+    if fused:
+        from ..backend import cpu_wcc  # noqa: PLC0415
+
+        dense_min, sparse_min = cpu_wcc.merge_min_dense, cpu_wcc.merge_min
+    else:
+        def dense_min(p, d):
+            xp.minimum(p, d, out=p)
+
+        sparse_min = scatter_min
+    for c in contributions:
+        dense = to_backend(c.arrays["dense"], xp)
+        if len(dense):
+            dense_min(p, dense.astype(p.dtype, copy=False))
+        ids = to_backend(c.arrays["ids"], xp)
+        if len(ids):
+            sparse_min(p, ids.astype(p.dtype, copy=False), to_backend(c.arrays["vals"], xp).astype(p.dtype, copy=False))
+    return p
 
 
 def _pointer_jump(xp, p):

@@ -45,7 +45,7 @@ def _jit(fn):
 
 @_jit
 def visit_push(indptr, indices, frontier_rows, row_base, rows, labels, parents, level, out, degree):
-    """Top-down step over a sorted frontier (local rows): claim unvisited targets.
+    """Top-down step over the frontier (local rows, any order): claim unvisited targets.
 
     The first claimer of a vertex sets its parent; a later frontier vertex
     of the same level lowers it if smaller, so the parent is the smallest-id

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import uuid
 
-import numpy as np
-
 from ..errors import InputError
 from .plan import PartitionPlan
 from .shard import shard_from_graph
@@ -127,11 +125,4 @@ def _place(client, shard, worker, backend, q):
     return fut
 
 
-def partitioned_bytes(PG) -> list:
-    """Bytes held by each shard."""
-    if PG.client is None:
-        return [s.nbytes() for s in PG.shards]
-    return PG.client.gather([PG.client.submit(lambda s: s.nbytes(), f, pure=False) for f in PG.shards])
-
-
-__all__ = ["PartitionedGraph", "partition_graph", "partitioned_bytes", "np"]
+__all__ = ["PartitionedGraph", "partition_graph"]
