@@ -56,3 +56,35 @@ def test_cupy_shards_equal_single_gpu(client):
                         expected = "nccl" if (p == 2 and transport == "auto") else "dask"
                         assert r.params["transport"] == expected
                     _check_same(r, ref, f"graph {i} p={p} {exchange} {executor} {transport}")
+
+
+ALGORITHMS = [
+    ("sssp", lambda G, s, **kw: dgraph.sssp(G, s, **kw), ("distance", "parent"), True),
+    ("wcc", lambda G, s, **kw: dgraph.wcc(G, **kw), ("component",), True),
+    ("cdlp", lambda G, s, **kw: dgraph.cdlp(G, iterations=5, **kw), ("label",), True),
+    ("lcc", lambda G, s, **kw: dgraph.lcc(G, **kw), ("lcc",), True),
+    ("triangle_count", lambda G, s, **kw: dgraph.triangle_count(G, **kw), ("triangles",), True),
+    ("pagerank", lambda G, s, **kw: dgraph.pagerank(G, iterations=10, **kw), ("pagerank",), False),
+    ("bc", lambda G, s, **kw: dgraph.bc(G, sources=[s], **kw), ("bc",), False),
+]
+
+
+@pytest.mark.parametrize("name,fn,columns,exact", ALGORITHMS, ids=[a[0] for a in ALGORITHMS])
+def test_algorithms_on_gpu_workers_equal_single_gpu(client, name, fn, columns, exact):
+    graphs = [dgraph.generate("rmat", scale=11, seed=4, directed=True, weighted=True),
+              dgraph.generate("grid", rows=16, cols=19, weighted=True, seed=2)]
+    for i, G in enumerate(graphs):
+        src = G.ids.to_user(int(np.argmax(to_numpy(G.out_degree())))).item()
+        ref = fn(G.to("cupy"), src)
+        for p in sorted({2, min(4, _gpus())}):
+            PG = G.partition(p, client=client, backend="cupy")
+            for executor in ("tasks", "spmd"):
+                r = fn(PG, src, executor=executor)
+                assert r.backend == "cupy"
+                for c in columns:
+                    a, b = to_numpy(r.raw(c)), to_numpy(ref.raw(c))
+                    what = f"{name} graph {i} p={p} {executor} {c}"
+                    if exact:
+                        np.testing.assert_array_equal(a, b, err_msg=what)
+                    else:
+                        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14, err_msg=what)

@@ -1,0 +1,105 @@
+"""Every algorithm on CuPy: the same answers as numpy, single and partitioned, and the LDBC outputs.
+
+The numpy results are themselves checked against NetworkX / scipy / the LDBC
+spec in each algorithm's own test module; here the CuPy runs (one GPU, shards
+in this process, 1-4 partitions) must give the numpy bits where the algorithm
+is exact (BFS, SSSP, WCC, CDLP, LCC, triangles) and agree to 1e-12 where a
+floating sum's order may differ (PageRank, BC: atomics add in any order).
+"""
+
+import numpy as np
+import pytest
+from graphs import corpus, weighted
+from ldbc import check_epsilon, check_equivalent, check_exact, load, reference, written
+
+import dgraph
+from dgraph.backend import gpu_available, to_numpy
+
+pytestmark = pytest.mark.gpu
+
+
+
+@pytest.fixture(autouse=True)
+def _needs_gpu():
+    if not gpu_available():  # only reached when `-m gpu` is asked for on a machine without one
+        pytest.skip("no usable CUDA GPU / CuPy")
+
+EXACT = {
+    "bfs": (lambda G, s: dgraph.bfs(G, s), ("depth", "parent")),
+    "sssp": (lambda G, s: dgraph.sssp(G, s), ("distance", "parent")),
+    "wcc": (lambda G, s: dgraph.wcc(G), ("component",)),
+    "cdlp": (lambda G, s: dgraph.cdlp(G, iterations=5), ("label",)),
+    "lcc": (lambda G, s: dgraph.lcc(G), ("lcc",)),
+    "triangle_count": (lambda G, s: dgraph.triangle_count(G), ("triangles",)),
+}
+CLOSE = {
+    "pagerank": (lambda G, s: dgraph.pagerank(G, iterations=15), ("pagerank",)),
+    "bc": (lambda G, s: dgraph.bc(G, sources=[s]), ("bc",)),
+}
+
+
+def _graphs():
+    rng = np.random.default_rng(5)
+    yield "rmat-directed", dgraph.generate("rmat", scale=10, seed=1, directed=True, weighted=True)
+    yield "rmat-undirected", dgraph.generate("rmat", scale=10, seed=2, weighted=True, weights="int")
+    yield "grid", dgraph.generate("grid", rows=20, cols=23, weighted=True, seed=3)
+    for label, kw in list(corpus(36, seed=17)):
+        kw = weighted(kw, rng)
+        yield label, dgraph.from_edges(**kw)
+
+
+def _source(G):
+    if G.num_vertices == 0:
+        return None
+    return G.ids.to_user(int(np.argmax(to_numpy(G.out_degree())))).item()
+
+
+def _compare(name, columns, got, ref, exact, what):
+    for c in columns:
+        a, b = to_numpy(got.raw(c)), to_numpy(ref.raw(c))
+        if exact:
+            np.testing.assert_array_equal(a, b, err_msg=f"{name} {c} {what}")
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14, err_msg=f"{name} {c} {what}")
+
+
+@pytest.mark.parametrize("name", sorted(EXACT) + sorted(CLOSE))
+def test_cupy_equals_numpy(name):
+    fn, columns = EXACT.get(name) or CLOSE[name]
+    exact = name in EXACT
+    checked = 0
+    for label, G in _graphs():
+        s = _source(G)
+        if s is None and name in ("bfs", "sssp", "bc"):
+            continue
+        ref = fn(G, s)
+        got = fn(G.to("cupy"), s)
+        assert got.backend == "cupy"
+        _compare(name, columns, got, ref, exact, label)
+        if G.num_vertices >= 4 and checked % 3 == 0:
+            for p in (2, 3, 4):
+                PG = G.partition(p, method=("range", "hash")[p % 2], client=False, backend="cupy")
+                _compare(name, columns, fn(PG, s), ref, exact, f"{label} p={p}")
+        checked += 1
+    assert checked >= 30
+
+
+LDBC = [("BFS", "depth", lambda G, s: dgraph.bfs(G, s), check_exact, False),
+        ("SSSP", "distance", lambda G, s: dgraph.sssp(G, s), check_epsilon, True),
+        ("WCC", "component", lambda G, s: dgraph.wcc(G), check_equivalent, False),
+        ("CDLP", "label", lambda G, s: dgraph.cdlp(G, iterations=2), check_exact, False),
+        ("PR", "pagerank", lambda G, s: dgraph.pagerank(G, damping=0.85, iterations=2), check_epsilon, False),
+        ("LCC", "lcc", lambda G, s: dgraph.lcc(G), check_epsilon, False)]
+
+
+@pytest.mark.parametrize("kind", ["directed", "undirected"])
+@pytest.mark.parametrize("algo,column,fn,check,weights", LDBC, ids=[a[0] for a in LDBC])
+def test_ldbc_on_cupy(kind, algo, column, fn, check, weights, tmp_path):
+    G, source = load(kind, weighted=weights)
+    ref = reference(kind, algo)
+    G = G.to("cupy")
+    for p in (1, 2, 3, 4):
+        target = G if p == 1 else G.partition(p, client=False)
+        r = fn(target, source)
+        assert r.backend == "cupy"
+        check(written(r, column, tmp_path, f"{algo}-{kind}-{p}"), ref)
