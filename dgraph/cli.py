@@ -183,6 +183,8 @@ def cmd_bench(args):
                                                or args.scheduler):
         raise InputError(f"bench {args.algorithm} runs on one partition, in this process "
                          f"(--partitions, --executor and --scheduler are for bench bfs and superstep)")
+    if args.sources is not None and (args.algorithm != "bc" or args.sources < 1):
+        raise InputError(f"--sources {args.sources}: bench bc only, a positive number of sources")
     if args.algorithm == "superstep" and args.file is None and args.generate is None:
         args.generate = "rmat:scale=10"
     G = _load(args)
@@ -209,7 +211,7 @@ def cmd_bench(args):
             raise InputError(f"--repeat {args.repeat}: expected at least 1")
         fig = bench_algorithm(G, args.algorithm, source=source, iterations=args.iterations, damping=args.damping,
                               delta=args.delta, backend=args.backend, repeat=args.repeat,
-                              anchors=not args.no_anchor)
+                              anchors=not args.no_anchor, sources=args.sources)
         print(format_algorithm_report(fig))
     else:
         fig = bench_bfs(G, source=source, backend=args.backend, direction=args.direction, repeat=args.repeat,
@@ -246,10 +248,13 @@ def build_parser():
         p.set_defaults(func=cmd_algorithm)
 
     p = sub.add_parser("bench", help="benchmarks, printed beside their anchors")
-    p.add_argument("algorithm", help="bfs, sssp, pagerank, wcc, cdlp, or superstep (an empty superstep: "
-                                     "executor overhead)")
+    p.add_argument("algorithm", help="bfs, sssp, pagerank, wcc, cdlp, triangle_count, lcc, bc, or superstep (an "
+                                     "empty superstep: executor overhead)")
     _graph_args(p)
-    p.add_argument("--source", default=None, help="bfs, sssp: 'max-degree' (default), 'corner' or a vertex id")
+    p.add_argument("--source", default=None, help="bfs, sssp, bc: 'max-degree' (default), 'corner' or a vertex id")
+    p.add_argument("--sources", type=int, default=None,
+                   help="bc: number of sources (default 1: --source alone; the others sampled, seed 0, among the "
+                        "vertices with edges)")
     p.add_argument("--direction", default="auto", choices=["auto", "push", "pull"])
     p.add_argument("--iterations", type=int, default=None,
                    help="pagerank (default 20) and cdlp (default 10): a fixed number of iterations")

@@ -1,4 +1,4 @@
-"""``dgraph bench sssp|pagerank|wcc|cdlp``: sensible figures on tiny graphs, anchors present or "not installed"."""
+"""``dgraph bench sssp|pagerank|wcc|cdlp|triangle_count|lcc|bc``: sensible figures on tiny graphs, anchors present or "not installed"."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import dgraph
-from dgraph.bench.algorithms import (ALGORITHMS, NOT_INSTALLED, bench_algorithm, format_algorithm_report,
-                                     scipy_pagerank)
+from dgraph.bench.algorithms import (ALGORITHMS, NOT_INSTALLED, bc_sources, bench_algorithm,
+                                     format_algorithm_report, scipy_pagerank, scipy_triangle_total)
 from dgraph.cli import main
 
 
@@ -111,6 +111,96 @@ def test_cdlp(rmat):
     assert ig["ms"] is None and ("different algorithm" in ig["note"] or ig["note"] == NOT_INSTALLED)
 
 
+def _dense_simple(G):
+    """The simple undirected graph's 0/1 adjacency as a dense numpy array (tiny graphs only)."""
+    src, dst, _ = (np.asarray(a) for a in G.coo())
+    A = np.zeros((G.num_vertices, G.num_vertices))
+    A[src, dst] = A[dst, src] = 1
+    np.fill_diagonal(A, 0)
+    return A
+
+
+def test_triangle_count(rmat):
+    fig = bench_algorithm(rmat, "triangle_count", repeat=2)
+    _check_common(fig, rmat, "triangle_count")
+    A = _dense_simple(rmat)
+    want = int(round(np.trace(A @ A @ A) / 6))
+    assert want > 0 and fig["triangles"] == want
+    assert fig["rate_edges"] == rmat.num_edges
+    assert f"{want:,} triangles" in format_algorithm_report(fig).splitlines()[3]
+    scipy_anchor, ig, nk = fig["anchors"]
+    assert scipy_anchor["name"].startswith("scipy") and scipy_anchor["ms"] > 0
+    assert scipy_anchor["note"].startswith(f"same total, {want:,} triangles")
+    assert ig["note"] == NOT_INSTALLED or ("same count at every vertex" in ig["note"] and ig["ms"] > 0)
+    assert nk["note"] == NOT_INSTALLED or f"same total, {want:,} triangles" in nk["note"]
+
+
+@pytest.mark.parametrize("block", [1, 50, 1 << 25])
+def test_scipy_triangle_total_blocks(block):
+    """Any block size (down to one row per product) gives the dense count; directed input is symmetrized first."""
+    G = dgraph.generate("rmat", scale=6, directed=True, seed=2)
+    A = _dense_simple(G)
+    import scipy.sparse as sps  # noqa: PLC0415
+
+    assert scipy_triangle_total(sps.csr_matrix(A), block=block) == int(round(np.trace(A @ A @ A) / 6))
+
+
+def test_lcc(rmat):
+    fig = bench_algorithm(rmat, "lcc", repeat=1)
+    _check_common(fig, rmat, "lcc")
+    A = _dense_simple(rmat)
+    d = A.sum(1)
+    t = np.diag(A @ A @ A) / 2
+    want = np.where(d > 1, 2 * t / np.maximum(d * (d - 1), 1), 0.0)
+    assert fig["mean_lcc"] == pytest.approx(want.mean(), rel=1e-12)
+    assert fig["triangles"] == int(round(t.sum() / 3)) and fig["rate_edges"] == rmat.num_edges
+    assert fig["anchors"][0]["ms"] is None and "scipy" in fig["anchors"][0]["note"]
+    for a in fig["anchors"][1:]:
+        assert a["note"] == NOT_INSTALLED or (a["ms"] > 0 and a["note"].startswith(("same LCC values", "LCC values within")))
+
+
+def test_lcc_directed_anchors_not_timed():
+    G = dgraph.generate("rmat", scale=6, directed=True, seed=1)
+    fig = bench_algorithm(G, "lcc", repeat=1)
+    _check_common(fig, G, "lcc")
+    for a in fig["anchors"]:
+        assert a["ms"] is None
+    for a in fig["anchors"][1:]:
+        assert a["note"] == NOT_INSTALLED or ("not timed" in a["note"] and "directed" in a["note"])
+
+
+def test_bc_one_source(rmat):
+    fig = bench_algorithm(rmat, "bc", repeat=1)
+    _check_common(fig, rmat, "bc")
+    deg = np.diff(rmat.indptr)
+    assert fig["sources"] == [int(np.argmax(deg))] and fig["source"] == fig["sources"][0]
+    assert fig["normalized"] is False
+    assert 0 < fig["reached"][0] <= rmat.num_vertices
+    assert fig["rate_edges"] % 2 == 0 and 0 < fig["rate_edges"] <= 2 * rmat.num_edges
+    assert fig["anchors"][0]["ms"] is None and fig["anchors"][2]["ms"] is None
+    ig = fig["anchors"][1]
+    assert ig["note"] == NOT_INSTALLED or (ig["ms"] > 0 and ig["note"].startswith(("same BC values", "BC values within")))
+
+
+def test_bc_sources_on_grid():
+    """k sources: the corner and k-1 distinct others; a connected grid: every source reaches every edge."""
+    G = dgraph.generate("grid", rows=5, cols=6)
+    srcs = bc_sources(G, "corner", 4)
+    assert srcs[0] == 0 and len(set(srcs)) == 4 and all(0 <= v < 30 for v in srcs)
+    assert bc_sources(G, "corner", 4) == srcs  # seeded
+    fig = bench_algorithm(G, "bc", source="corner", sources=4, repeat=1)
+    assert fig["sources"] == srcs and fig["reached"] == [30] * 4
+    assert fig["rate_edges"] == 4 * 2 * G.num_edges
+    want = dgraph.bc(G, sources=srcs, normalized=False).raw("bc")
+    assert want.max() > 0
+    text = format_algorithm_report(fig)
+    assert "4 sources (0 and 3 sampled, seed 0)" in text.splitlines()[0]
+    ig = fig["anchors"][1]
+    assert ig["note"] == NOT_INSTALLED or ig["note"].startswith(("same BC values", "BC values within"))
+    with pytest.raises(ValueError):
+        bench_algorithm(G, "wcc", sources=2, repeat=1)
+
+
 def test_no_anchor(rmat):
     fig = bench_algorithm(rmat, "wcc", repeat=1, anchors=False)
     assert fig["anchors"] == []
@@ -142,6 +232,10 @@ def test_missing_anchor_libraries(rmat, monkeypatch):
     ("pagerank", ["--generate", "rmat:scale=6", "--iterations", 5]),
     ("wcc", ["--generate", "grid:rows=4,cols=5"]),
     ("cdlp", ["--generate", "rmat:scale=6", "--iterations", 3]),
+    ("triangle_count", ["--generate", "rmat:scale=6"]),
+    ("lcc", ["--generate", "grid:rows=4,cols=5"]),
+    ("bc", ["--generate", "rmat:scale=6"]),
+    ("bc", ["--generate", "grid:rows=4,cols=4", "--source", "corner", "--sources", 3]),
 ])
 def test_cli_bench(capsys, algorithm, extra):
     rc, out, err = run(capsys, "bench", algorithm, *extra, "--repeat", 1)
@@ -163,7 +257,7 @@ def test_cli_bench(capsys, algorithm, extra):
     if algorithm == "sssp":
         assert "corner" not in lines[0] and "source" in lines[0]
     if "corner" in extra:
-        assert "source 0," in lines[0]
+        assert "source 0," in lines[0] or "(0 and 2 sampled, seed 0)" in lines[0]
 
 
 def test_cli_bench_json_and_no_anchor(capsys, tmp_path):
@@ -197,3 +291,10 @@ def test_failing_anchor_is_reported_not_raised():
     a = _run_anchor("scipy something", None, boom)
     assert a["ms"] is None and a["note"] == "failed: MemoryError: too big"
     assert _run_anchor("x", "no_such_module_dgraph_test", boom)["note"] == NOT_INSTALLED
+
+
+def test_cli_bench_sources_only_for_bc(capsys):
+    rc, _, err = run(capsys, "bench", "sssp", "--generate", "rmat:scale=4", "--sources", 2)
+    assert rc == 2 and "--sources 2" in err and "bc" in err
+    rc, _, err = run(capsys, "bench", "bc", "--generate", "rmat:scale=4", "--sources", 0)
+    assert rc == 2 and "--sources 0" in err

@@ -303,8 +303,8 @@ def test_distributed_negative_weight(client):
         dgraph.sssp(G.partition(2, client=client), 0, executor="spmd")
 
 
-def test_fused_kernels_equal_generic_exactly():
-    """The numba relax / parent kernels (numpy backend) give the vectorized reference's bits, the
+def test_fused_kernels_equal_generic_exactly(backend):
+    """The fused kernels (numba on numpy, CUDA on CuPy) give the vectorized reference's bits, the
     supersteps and per-superstep counters included, on one shard and on 2..5 of every method."""
     rng = np.random.default_rng(21)
     graphs = [(label, dgraph.from_edges(**kw)) for label, kw, _ in list(_weighted_cases(seed=17))[::3]]
@@ -320,6 +320,7 @@ def test_fused_kernels_equal_generic_exactly():
         if n == 0:
             continue
         s = _user(G, int(rng.integers(0, n)))
+        G = G.to(backend)
         variants = [(G, "p=1")]
         if i % 4 == 0 and n >= 2:
             for p in (2, 3, 5):
@@ -331,8 +332,9 @@ def test_fused_kernels_equal_generic_exactly():
                 ref = dgraph.sssp(H, s, delta=delta, kernels="generic")
                 got = dgraph.sssp(H, s, delta=delta, kernels="fused")
                 msg = f"{label} {what} delta={delta}"
-                np.testing.assert_array_equal(got.raw("distance"), ref.raw("distance"), err_msg=msg)
-                np.testing.assert_array_equal(got.raw("parent"), ref.raw("parent"), err_msg=msg)
+                assert got.backend == ref.backend == backend
+                for col in ("distance", "parent"):
+                    np.testing.assert_array_equal(to_numpy(got.raw(col)), to_numpy(ref.raw(col)), err_msg=msg)
                 assert got.supersteps == ref.supersteps, msg
                 assert got.edges_touched == ref.edges_touched, msg
                 for col in ("frontier", "far", "improved", "edges"):

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import to_backend
-from ..backend.primitives import gather_row_sum, row_ids, scatter_add
+from ..backend.primitives import gather_row_sum, row_ids, row_sum_plan, scatter_add
 from ..engine.program import Contribution, Program
 from ..errors import InputError
 
@@ -49,7 +49,8 @@ class PageRank(Program):
         st = {"rank": xp.full(n, 1.0 / n if n else 0.0, dtype=np.float64)}
         deg = shard.degree.astype(np.float64)
         st["inv_deg"] = xp.where(deg > 0, 1.0 / xp.maximum(deg, 1.0), 0.0)
-        st["dangling"] = shard.degree == 0
+        st["dangling"] = xp.flatnonzero(shard.degree == 0)
+        st["plan"] = row_sum_plan(shard.csc()[0]) if self.variant == "pull" else None
         st["teleport"] = None if self.teleport is None else xp.asarray(self.teleport, dtype=np.float64)
         return st
 
@@ -74,7 +75,7 @@ class PageRank(Program):
         share = st["rank"] * st["inv_deg"]
         if self.variant == "pull":
             cindptr, cindices, _ = shard.csc()
-            sums = gather_row_sum(cindptr, cindices, share)
+            sums = gather_row_sum(cindptr, cindices, share, plan=st["plan"])
             return Contribution({"sums": sums}, {})
         # push: scatter along the out-edges of the owned vertices into a partial sum over all vertices
         partial = xp.zeros(shard.n, dtype=np.float64)

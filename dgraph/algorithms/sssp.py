@@ -37,9 +37,12 @@ superstep's advance + relaxation, the single-shard receive (write the
 distances, split near / far) and the final parent search as numba kernels
 (:mod:`dgraph.backend.cpu_sssp`): the best candidate per target accumulates
 in scratch arrays of size n instead of gathering every frontier arc and
-sorting the targets.  ``kernels="generic"`` keeps the vectorized steps below
-(what CuPy runs); they are the reference, and both give the same bits, the
-same supersteps and the same counters.
+sorting the targets.  On CuPy the fused superstep is two CUDA launches over
+the frontier's edges (:mod:`dgraph.backend.gpu_sssp`): an ``atomicMin`` on
+the distance bits, then one on the hop counts of the ties, in place, and
+the parents are one ``atomicMin`` pass over the edges.  ``kernels="generic"``
+keeps the vectorized steps below; they are the reference, and every kernel
+set gives the same bits, the same supersteps and the same counters.
 
 Across partitions: every shard keeps the global distance array, relaxes the
 out-edges of the frontier vertices it owns and contributes, per vertex it
@@ -86,7 +89,7 @@ DELTA_FACTOR = 32.0
 
 class SSSPState:
     __slots__ = ("dist", "hops", "frontier", "pending", "pile", "bound", "parents", "big", "fused",
-                 "bd", "bh", "mark", "touched")
+                 "bd", "bh", "mark", "touched", "gpu", "scratch", "w64", "snap")
 
 
 class SSSP(Program):
@@ -119,6 +122,11 @@ class SSSP(Program):
         # numba kernels on the numpy backend (the vectorized steps stay for CuPy and "generic")
         st.fused = self.kernels == "fused" and xp is np
         st.bd = st.bh = st.mark = st.touched = None
+        # CUDA kernels on the CuPy backend (gpu_sssp): relax in place, parents by atomicMin
+        st.gpu = self.kernels == "fused" and xp is not np
+        st.scratch = None
+        st.snap = None  # GPU, one shard: (fd, fh, scanned, total) of the frontier, from the last split
+        st.w64 = None if shard.weights is None else shard.weights.astype(np.float64, copy=False)
         return st
 
     def initial_report(self, shard, st):
@@ -131,6 +139,8 @@ class SSSP(Program):
     def superstep(self, shard, st, ctx):
         if st.fused:
             return _cpu_relax(shard, st)
+        if st.gpu:
+            return _gpu_relax(shard, st)
         xp = shard.xp
         rows, gids = _owned(shard, st.frontier)
         seg, eid = expand(shard.indptr, rows)
@@ -156,6 +166,8 @@ class SSSP(Program):
         xp = shard.xp
         if st.fused and len(contributions) == 1:
             return self._cpu_receive(st, contributions[0])
+        if st.gpu and _whole(shard):
+            return self._gpu_receive(shard, st, contributions[0])
         if len(contributions) == 1:
             c = contributions[0]
             v = c.arrays["v"]
@@ -201,6 +213,24 @@ class SSSP(Program):
         return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": len(v),
                 "edges": int(c.counters["edges"])}
 
+    def _gpu_receive(self, shard, st, c):
+        """receive() of the single shard on CuPy: the same updates (relax already wrote dist/hops), the
+        near/far split in one launch that also snapshots the next frontier for the relaxation."""
+        from ..backend import gpu_sssp  # noqa: PLC0415
+
+        v = c.arrays["v"]
+        frontier, fd, fh, scanned, total, far = gpu_sssp.split(v, st.dist, st.hops, st.bound, st.pending,
+                                                               shard.indptr, st.scratch)
+        if len(far):
+            st.pile = shard.xp.concatenate([st.pile, far])
+        st.snap = (fd, fh, scanned, total)
+        if len(frontier) == 0 and len(st.pile):
+            frontier = self._next_bucket(st)
+            st.snap = None
+        st.frontier = frontier
+        return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": len(v),
+                "edges": int(c.counters["edges"])}
+
     def _next_bucket(self, st):
         """Near is empty: raise the bound past the closest far vertex; its bucket becomes the frontier."""
         xp = array_module(st.dist)
@@ -220,9 +250,9 @@ class SSSP(Program):
     def _candidates(self, shard, st):
         """(v, smallest u) over this shard's out-edges u -> v with dist[u] + w == dist[v]."""
         xp = shard.xp
-        if st.fused:
-            par = _cpu_tight_parents(shard, st, self.source)
-            v = np.flatnonzero(par != st.big).astype(shard.indices.dtype, copy=False)
+        if st.fused or st.gpu:
+            par = (_cpu_tight_parents if st.fused else _gpu_tight_parents)(shard, st, self.source)
+            v = xp.flatnonzero(par != st.big).astype(shard.indices.dtype, copy=False)
             return v, par[v]
         local = row_ids(shard.indptr)
         src = (local + shard.row_base) if shard.contiguous else shard.rows[local]
@@ -254,8 +284,8 @@ class SSSP(Program):
     def finish(self, shard, st):
         xp = shard.xp
         if st.parents is None:  # one shard: every edge is here
-            if st.fused:
-                st.parents = _cpu_tight_parents(shard, st, self.source)
+            if st.fused or st.gpu:
+                st.parents = (_cpu_tight_parents if st.fused else _gpu_tight_parents)(shard, st, self.source)
             else:
                 st.parents = xp.full(shard.n, st.big, dtype=shard.indices.dtype)
                 v, u = self._candidates(shard, st)
@@ -308,7 +338,44 @@ def _cpu_tight_parents(shard, st, source):
     return par
 
 
+# -- the CUDA steps (CuPy; the same states as the vectorized code) --------------------------
+
+def _gpu_relax(shard, st):
+    """SSSP.superstep on CuPy: relax in place (gpu_sssp), contribute what changed."""
+    from ..backend import gpu_sssp  # noqa: PLC0415
+
+    if st.scratch is None:
+        st.scratch = gpu_sssp.Scratch(shard.n, shard.indices.dtype)
+    rows, gids = _owned(shard, st.frontier)
+    if st.snap is not None:  # the single shard's last split left the frontier's snapshot
+        fd, fh, scanned, total = st.snap
+        st.snap = None
+    else:
+        fd, fh = st.dist[gids], st.hops[gids]
+        scanned, total = gpu_sssp.frontier_scan(shard.indptr, rows)
+    changed = gpu_sssp.relax(shard.indptr, shard.indices, st.w64, rows, fd, fh, scanned, total, st.dist, st.hops,
+                             st.scratch)
+    if _whole(shard):  # received at once by this shard (_gpu_receive): dist/hops are already written
+        return Contribution({"v": changed}, {"edges": int(total)})
+    changed = changed.copy()  # the queue is scratch: reused by the next superstep
+    return Contribution({"v": changed, "d": st.dist[changed], "h": st.hops[changed]}, {"edges": int(total)})
+
+
+def _gpu_tight_parents(shard, st, source):
+    from ..backend import gpu_sssp  # noqa: PLC0415
+
+    xp = shard.xp
+    par = xp.full(shard.n, st.big, dtype=shard.indices.dtype)
+    return gpu_sssp.tight_parents(shard.indptr, shard.indices, st.w64, shard.row_base, shard.rows, st.dist,
+                                  st.hops, source, par)
+
+
 # -- helpers ------------------------------------------------------------------------------
+
+def _whole(shard):
+    """One shard holding every vertex as its rows, in order (local row = vertex id)."""
+    return shard.num_parts == 1 and shard.contiguous and shard.row_base == 0 and shard.num_rows == shard.n
+
 
 def _owned(shard, frontier):
     """(local rows, global ids) of the frontier vertices this shard owns."""
@@ -426,11 +493,11 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
         nearest power of two (Davidson et al.'s heuristic, as in Gunrock;
         1 without positive weights); the value used is in
         ``result.params['delta']``.
-    kernels : 'fused' (on the numpy backend, each superstep's relaxation and
-        the final parent search run as numba kernels, :mod:`dgraph.backend.cpu_sssp`)
+    kernels : 'fused' (each superstep's relaxation and the final parent
+        search run as compiled kernels: numba on numpy,
+        :mod:`dgraph.backend.cpu_sssp`; CUDA on CuPy, :mod:`dgraph.backend.gpu_sssp`)
         or 'generic' (the vectorized numpy/CuPy steps, the reference the
-        kernels are tested against; CuPy always runs these).  Both give the
-        same bits.
+        kernels are tested against).  All give the same bits.
     Other keywords as in :func:`dgraph.bfs`.
     """
     from ..engine.run import run_program  # noqa: PLC0415

@@ -10,7 +10,7 @@ Compiled on first use; CuPy caches the binaries on disk.
 
 from __future__ import annotations
 
-_SOURCE = r"""
+COMMON = r"""
 typedef long long i64;
 typedef unsigned long long u64;
 
@@ -39,6 +39,19 @@ __device__ __forceinline__ void warp_emit(bool hit, V v, i64 deg, i64 scanned, V
     if (hit) out[base + __popc(ballot & ((1u << lane) - 1u))] = v;
 }
 
+// The frontier slot of the i-th frontier edge: the first slot whose inclusive
+// degree scan exceeds i (Gunrock's load-balanced advance: sorted search).
+__device__ __forceinline__ int frontier_slot(const i64* __restrict__ scanned, int nf, i64 i) {
+    int lo = 0, hi = nf - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) >> 1;
+        if (scanned[mid] > i) hi = mid; else lo = mid + 1;
+    }
+    return lo;
+}
+"""
+
+_SOURCE = COMMON + r"""
 // Top-down step, load-balanced over edges: thread i handles the i-th edge
 // leaving the frontier; a binary search in the inclusive scan of frontier
 // degrees finds its source (Gunrock's LB advance).
@@ -53,11 +66,7 @@ __device__ void push_lb(const i64* __restrict__ indptr, const V* __restrict__ in
     i64 deg = 0;
     V v = 0;
     if (i < total) {
-        int lo = 0, hi = nf - 1;
-        while (lo < hi) {
-            int mid = (lo + hi) >> 1;
-            if (scanned[mid] > i) hi = mid; else lo = mid + 1;
-        }
+        int lo = frontier_slot(scanned, nf, i);
         V r = frontier_rows[lo];
         V u = nrows_map ? rows[r] : (V)(r + row_base);
         i64 before = lo ? scanned[lo - 1] : 0;
@@ -105,24 +114,47 @@ __device__ void pull_thread(const i64* __restrict__ cindptr, const V* __restrict
     warp_emit<V>(found, v, deg, scanned, out, counters);
 }
 
-// out[r] = sum of x[indices[e]] over row r, in edge order: one thread per row,
-// deterministic (no atomics), so results do not depend on the partitioning.
+// out[r] = sum of x[indices[e]] over row r, load-balanced and deterministic:
+// every row is cut into segments of at most SEG_LANES * SEG_ITER edges (a
+// row of degree 0 has one empty segment); SEG_LANES lanes sum a segment, each
+// lane its strided edges in order, then a fixed shuffle tree (seg_sum); a
+// thread per row then adds its segments in order (seg_total).  No atomics:
+// a vertex's sum is the same whatever the partitioning or the launch.
+#define SEG_LANES 8
+#define SEG_ITER 8
 template <typename V>
-__device__ void row_sum(const i64* __restrict__ indptr, const V* __restrict__ indices,
-                        const double* __restrict__ x, double* out, i64 nrows) {
-    i64 r = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= nrows) return;
+__device__ void seg_sum(const i64* __restrict__ indptr, const V* __restrict__ indices,
+                        const double* __restrict__ x, const i64* __restrict__ segptr,
+                        const i64* __restrict__ seg_row, double* partial, i64 nseg) {
+    i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    i64 s = t / SEG_LANES;
+    int lane = threadIdx.x % SEG_LANES;
     double acc = 0.0;
-    for (i64 e = indptr[r]; e < indptr[r + 1]; ++e) acc += x[indices[e]];
-    out[r] = acc;
+    if (s < nseg) {
+        i64 r = seg_row[s];
+        i64 start = indptr[r] + (s - segptr[r]) * (SEG_LANES * SEG_ITER);
+        i64 end = min(start + SEG_LANES * SEG_ITER, indptr[r + 1]);
+        for (i64 e = start + lane; e < end; e += SEG_LANES) acc += x[indices[e]];
+    }
+    for (int off = SEG_LANES / 2; off > 0; off >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, off, SEG_LANES);
+    if (s < nseg && lane == 0) partial[s] = acc;
 }
 
 extern "C" {
-__global__ void row_sum_i32(const i64* indptr, const int* indices, const double* x, double* out, i64 n) {
-    row_sum<int>(indptr, indices, x, out, n);
+__global__ void seg_sum_i32(const i64* indptr, const int* indices, const double* x, const i64* segptr,
+                            const i64* seg_row, double* partial, i64 nseg) {
+    seg_sum<int>(indptr, indices, x, segptr, seg_row, partial, nseg);
 }
-__global__ void row_sum_i64(const i64* indptr, const i64* indices, const double* x, double* out, i64 n) {
-    row_sum<i64>(indptr, indices, x, out, n);
+__global__ void seg_sum_i64(const i64* indptr, const i64* indices, const double* x, const i64* segptr,
+                            const i64* seg_row, double* partial, i64 nseg) {
+    seg_sum<i64>(indptr, indices, x, segptr, seg_row, partial, nseg);
+}
+__global__ void seg_total(const i64* segptr, const double* partial, double* out, i64 nrows) {
+    i64 r = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= nrows) return;
+    double acc = 0.0;
+    for (i64 s = segptr[r]; s < segptr[r + 1]; ++s) acc += partial[s];
+    out[r] = acc;
 }
 __global__ void push_lb_i32(const i64* indptr, const int* indices, const int* frontier_rows,
                             const i64* scanned, int nf, i64 total, i64 row_base, const int* rows,
@@ -201,12 +233,39 @@ def visit_pull(cindptr, cindices, fmask, row_base, rows, labels, parents, level,
                              counters))
 
 
-def gather_row_sum(indptr, indices, x, out):
-    """out[r] = sum of x[indices[e]] over row r (float64), one thread per row."""
+SEG_EDGES = 64  # SEG_LANES * SEG_ITER in the CUDA source
+
+
+class RowSumPlan:
+    """The segments of a CSR's rows for :func:`gather_row_sum`: build once per graph, reuse."""
+
+    def __init__(self, indptr):
+        import cupy as cp  # noqa: PLC0415
+
+        n = len(indptr) - 1
+        deg = indptr[1:] - indptr[:-1]
+        nseg = cp.maximum((deg + SEG_EDGES - 1) // SEG_EDGES, 1)
+        self.segptr = cp.zeros(n + 1, dtype=cp.int64)
+        cp.cumsum(nseg, out=self.segptr[1:])
+        self.nseg = int(self.segptr[-1]) if n else 0
+        self.seg_row = cp.searchsorted(self.segptr, cp.arange(self.nseg, dtype=cp.int64), side="right") - 1
+        self.partial = cp.empty(self.nseg, dtype=cp.float64)
+        self.indptr = indptr
+
+
+def gather_row_sum(indptr, indices, x, out, plan=None):
+    """out[r] = sum of x[indices[e]] over row r (float64), load-balanced over row segments."""
     import cupy as cp  # noqa: PLC0415
 
     nrows = len(indptr) - 1
-    if nrows > 0:
-        kern = module().get_function("row_sum_" + _suffix(indices.dtype))
-        kern(((nrows + BLOCK - 1) // BLOCK,), (BLOCK,), (indptr, indices, x, out, cp.int64(nrows)))
+    if nrows <= 0:
+        return out
+    if plan is None or plan.indptr is not indptr:
+        plan = RowSumPlan(indptr)
+    threads = plan.nseg * 8  # SEG_LANES
+    kern = module().get_function("seg_sum_" + _suffix(indices.dtype))
+    kern(((threads + BLOCK - 1) // BLOCK,), (BLOCK,),
+         (indptr, indices, x, plan.segptr, plan.seg_row, plan.partial, cp.int64(plan.nseg)))
+    module().get_function("seg_total")(((nrows + BLOCK - 1) // BLOCK,), (BLOCK,),
+                                        (plan.segptr, plan.partial, out, cp.int64(nrows)))
     return out

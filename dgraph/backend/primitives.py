@@ -98,11 +98,22 @@ def group_starts(sorted_keys):
     return first
 
 
-def gather_row_sum(indptr, indices, x):
-    """Per CSR row, the sum of ``x`` at the row's column indices (float64, in edge order).
+def row_sum_plan(indptr):
+    """What :func:`gather_row_sum` precomputes for a CSR (its row segments on CuPy; None on numpy)."""
+    if array_module(indptr) is np:
+        return None
+    from . import gpu_kernels  # noqa: PLC0415
+
+    return gpu_kernels.RowSumPlan(indptr)
+
+
+def gather_row_sum(indptr, indices, x, plan=None):
+    """Per CSR row, the sum of ``x`` at the row's column indices (float64).
 
     A compiled kernel on both backends: deterministic, so a vertex's sum does
-    not depend on how the graph is partitioned.
+    not depend on how the graph is partitioned (numpy: in edge order; CuPy:
+    load-balanced over row segments, each summed by a fixed tree).  ``plan``
+    (from :func:`row_sum_plan`) saves the CuPy segment setup on repeated calls.
     """
     xp = array_module(indptr)
     out = xp.empty(len(indptr) - 1, dtype=np.float64)
@@ -113,4 +124,4 @@ def gather_row_sum(indptr, indices, x):
         return cpu_kernels.gather_row_sum(indptr, indices, x, out)
     from . import gpu_kernels  # noqa: PLC0415
 
-    return gpu_kernels.gather_row_sum(indptr, indices, x, out)
+    return gpu_kernels.gather_row_sum(indptr, indices, x, out, plan)

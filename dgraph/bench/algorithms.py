@@ -1,4 +1,4 @@
-"""``dgraph bench sssp|pagerank|wcc|cdlp``: time, rate, supersteps and memory, beside their anchors.
+"""``dgraph bench sssp|pagerank|wcc|cdlp|triangle_count|lcc|bc``: time, rate, supersteps and memory, beside anchors.
 
 Every anchor is measured in the same run, on the same graph, in this process:
 
@@ -11,7 +11,26 @@ pagerank an SpMV power iteration, same damping,       ``Graph.pagerank`` (PRPACK
 wcc      ``csgraph.connected_components`` (weak)      ``connected_components(weak)`` ``(Weakly)ConnectedComponents``
 cdlp     (none)                                       not timed: a different         ``community.PLP`` (different
                                                       algorithm                      update and tie rules)
+triangle (U @ U) * U summed, U the upper triangle of  ``transitivity_local_          ``sparsification.TriangleEdge
+_count   the adjacency ordered by (degree, id), in    undirected`` (triangles per    Score`` (per edge; total = sum
+         row blocks of bounded work                   vertex = lcc * d(d-1)/2)       / 3)
+lcc      (none)                                       ``transitivity_local_          ``centrality.LocalClustering
+                                                      undirected(mode="zero")``      Coefficient(turbo=True)``
+bc       (none)                                       ``Graph.betweenness(sources=   not timed: ``centrality.
+                                                      S)``, unnormalized             Betweenness`` has no source
+                                                                                     subset (all n sources)
 ======== ============================================ ============================== ==============================
+
+triangle_count and lcc anchors run on the simple undirected graph (self
+loops and repeated edges removed, directions dropped: dgraph's semantics),
+built once, not timed.  On a directed graph LDBC's LCC counts the arcs
+among the in- and out-neighbours, which neither igraph nor networkit
+computes: their LCC anchors are then not timed, and say so.  BC is
+benchmarked from one source (``--source``, the maximum-degree vertex by
+default) or from ``sources=K`` of them (that one and K-1 more sampled
+uniformly, seed 0, among the vertices of non-zero degree), unnormalized
+(``normalized=False``: raw dependency sums, halved on an undirected graph as
+NetworkX and igraph do), so the values compare directly.
 
 An anchor whose library is not installed is reported as such; nothing here
 needs igraph or networkit.  Times are medians of ``repeat`` runs after one
@@ -25,8 +44,10 @@ report says how they compare.
 
 Rates ("MTEPS", millions of edges per second; an undirected edge counts
 once, as in Graph500): SSSP counts the edges of the component the source
-reaches; WCC every edge; PageRank and CDLP every edge once per iteration
-(edges / time per iteration).
+reaches; WCC, triangle count and LCC every edge; PageRank and CDLP every
+edge once per iteration (edges / time per iteration); BC, per source, the
+edges of the component the source reaches, twice (the forward and the
+backward pass), summed over the sources.
 """
 
 from __future__ import annotations
@@ -41,7 +62,7 @@ from .bfs import _gunrock_key, pick_source
 from .memory import graph_bytes, peak_memory
 from .report import _bytes
 
-ALGORITHMS = ("sssp", "pagerank", "wcc", "cdlp")
+ALGORITHMS = ("sssp", "pagerank", "wcc", "cdlp", "triangle_count", "lcc", "bc")
 DEFAULT_ITERATIONS = {"pagerank": 20, "cdlp": 10}
 
 NOT_INSTALLED = "not installed"
@@ -338,6 +359,214 @@ def _cdlp_anchors(G, labels, iterations, repeat):
             _run_anchor("networkit PLP", "networkit", networkit_plp)]
 
 
+# -- triangle count and LCC -----------------------------------------------------------------------
+
+class _SimpleEdges(_Edges):
+    """The simple undirected graph: each edge once as (low, high), no self loop, no repeat, no direction."""
+
+    def __init__(self, G):
+        src, dst, _ = (to_numpy(a) for a in G.coo())
+        lo, hi = np.minimum(src, dst).astype(np.int64), np.maximum(src, dst).astype(np.int64)
+        keep = lo != hi
+        n = G.num_vertices
+        key = np.unique(lo[keep] * n + hi[keep])
+        self.n = n
+        self.directed = False
+        self.src, self.dst = key // n, key % n
+        self.w = None
+        self.degree = np.bincount(self.src, minlength=n) + np.bincount(self.dst, minlength=n)
+
+    def scipy(self):
+        """The symmetric 0/1 adjacency as a scipy CSR matrix."""
+        import scipy.sparse as sps  # noqa: PLC0415
+
+        rows = np.concatenate([self.src, self.dst])
+        cols = np.concatenate([self.dst, self.src])
+        return sps.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(self.n, self.n))
+
+
+SCIPY_TRIANGLE_BLOCK = 1 << 25  # multiply-adds per block of rows: bounds the product's size (~0.4 GB)
+
+
+def scipy_triangle_total(A, block=SCIPY_TRIANGLE_BLOCK):
+    """Triangles of the simple undirected graph whose symmetric 0/1 CSR adjacency is ``A``.
+
+    Vertices are ordered by (degree, id) and ``U`` is the upper triangle of
+    the reordered matrix (each edge oriented to the higher-ranked end, out-
+    degrees at most sqrt(2 E)); every triangle is one nonzero of
+    ``(U @ U) * U``.  The product is formed block of rows by block of rows,
+    each block at most ``block`` multiply-adds, so its size stays bounded.
+    """
+    import scipy.sparse as sps  # noqa: PLC0415
+
+    n = A.shape[0]
+    deg = np.diff(A.indptr)
+    order = np.lexsort((np.arange(n), deg))
+    U = sps.triu(A[order][:, order], k=1, format="csr")
+    outd = np.diff(U.indptr)
+    work = np.concatenate([[0], np.cumsum(outd[U.indices], dtype=np.int64)])[U.indptr]
+    total = 0
+    lo = 0
+    while lo < n:
+        hi = int(np.searchsorted(work, work[lo] + block, side="right")) - 1
+        hi = min(max(hi, lo + 1), n)
+        B = U[lo:hi]
+        total += int(round((B @ U).multiply(B).sum()))
+        lo = hi
+    return total
+
+
+def _triangle_note(total, ref_total, per_vertex=None, ref=None):
+    if total != ref_total:
+        return f"triangles DIFFER: {total:,} against dgraph's {ref_total:,}"
+    note = f"same total, {total:,} triangles"
+    if per_vertex is not None:
+        bad = int(np.count_nonzero(np.asarray(per_vertex) != np.asarray(ref)))
+        note += "; same count at every vertex" if bad == 0 else f"; counts DIFFER at {bad:,} vertices"
+    return note
+
+
+def _values_note(got, ref, what):
+    got, ref = (np.asarray(x, dtype=np.float64) for x in (got, ref))
+    if got.shape != ref.shape:
+        return f"{what} DIFFER: {len(got):,} values against dgraph's {len(ref):,}"
+    diff = np.abs(got - ref)
+    if not diff.any():
+        return f"same {what}"
+    rel = float(np.max(diff / np.maximum(np.abs(ref), 1e-300)))
+    close = np.allclose(got, ref, rtol=1e-9, atol=1e-12)
+    return (f"{what} within {rel:.1e} (max relative |diff|)" if close else
+            f"{what} DIFFER: max relative |diff| {rel:.1e}")
+
+
+def _triangle_anchors(G, triangles, total, repeat):
+    E = _SimpleEdges(G)
+
+    def scipy_spgemm(_):
+        A = E.scipy()
+        ms, mn, t = _timed(lambda: scipy_triangle_total(A), repeat)
+        return _anchor("scipy (U @ U) * U, degree-ordered", ms, mn,
+                       _triangle_note(t, total) + "; the ordering and the upper triangle are timed, the "
+                       "symmetric CSR matrix is not")
+
+    def igraph_transitivity(ig):
+        g = _igraph_graph(ig, E)
+        ms, mn, lcc = _timed(lambda: g.transitivity_local_undirected(mode="zero"), repeat)
+        d = E.degree.astype(np.float64)
+        t = np.rint(np.asarray(lcc, dtype=np.float64) * d * (d - 1) / 2).astype(np.int64)
+        return _anchor(f"igraph {_version(ig)} transitivity_local_undirected", ms, mn,
+                       "triangles per vertex recovered as lcc x d(d-1)/2; "
+                       + _triangle_note(int(t.sum()) // 3, total, t, triangles)
+                       + "; includes igraph's conversion of the result to a Python list")
+
+    def networkit_triangles(nk):
+        g = _networkit_graph(nk, E)
+        g.indexEdges()
+
+        def run():
+            tes = nk.sparsification.TriangleEdgeScore(g)
+            tes.run()
+            return tes
+
+        ms, mn, tes = _timed(run, repeat)
+        t = int(round(float(np.sum(tes.scores())))) // 3
+        return _anchor(f"networkit {_version(nk)} TriangleEdgeScore ({_threads(nk)})", ms, mn,
+                       "total = sum of the per-edge counts / 3; " + _triangle_note(t, total))
+
+    return [_run_anchor("scipy (U @ U) * U, degree-ordered", None, scipy_spgemm),
+            _run_anchor("igraph transitivity_local_undirected", "igraph", igraph_transitivity),
+            _run_anchor("networkit TriangleEdgeScore", "networkit", networkit_triangles)]
+
+
+_DIRECTED_LCC = ("not timed: it computes the undirected LCC; LDBC's LCC of a directed graph counts the arcs "
+                 "among the in- and out-neighbours (a pair joined both ways counts twice)")
+
+
+def _lcc_anchors(G, lcc, repeat):
+    E = None if G.directed else _SimpleEdges(G)
+
+    def igraph_transitivity(ig):
+        if E is None:
+            return _anchor("igraph transitivity_local_undirected", note=_DIRECTED_LCC)
+        g = _igraph_graph(ig, E)
+        ms, mn, got = _timed(lambda: g.transitivity_local_undirected(mode="zero"), repeat)
+        return _anchor(f"igraph {_version(ig)} transitivity_local_undirected(zero)", ms, mn,
+                       _values_note(got, lcc, "LCC values") + "; includes igraph's conversion of the result to a "
+                       "Python list")
+
+    def networkit_lcc(nk):
+        if E is None:
+            return _anchor("networkit LocalClusteringCoefficient", note=_DIRECTED_LCC)
+        g = _networkit_graph(nk, E)
+
+        def run():
+            c = nk.centrality.LocalClusteringCoefficient(g, turbo=True)
+            c.run()
+            return c
+
+        ms, mn, c = _timed(run, repeat)
+        return _anchor(f"networkit {_version(nk)} LocalClusteringCoefficient(turbo) ({_threads(nk)})", ms, mn,
+                       _values_note(c.scores(), lcc, "LCC values"))
+
+    return [_anchor("scipy", note="no local clustering coefficient in scipy"),
+            _run_anchor("igraph transitivity_local_undirected", "igraph", igraph_transitivity),
+            _run_anchor("networkit LocalClusteringCoefficient", "networkit", networkit_lcc)]
+
+
+# -- BC -------------------------------------------------------------------------------------------
+
+def bc_sources(G, source, k):
+    """User ids of BC's sources: ``pick_source(G, source)`` and k-1 more, sampled (seed 0) among degree > 0."""
+    first = pick_source(G, source)
+    k = max(int(k or 1), 1)
+    if k == 1:
+        return [first]
+    deg = to_numpy(G.out_degree()) + (to_numpy(G.in_degree()) if G.directed else 0)
+    s = int(G.ids.to_internal(first))
+    pool = np.flatnonzero(deg > 0)
+    pool = pool[pool != s]
+    if k - 1 > len(pool):
+        from ..errors import InputError  # noqa: PLC0415
+
+        raise InputError(f"sources={k}: the graph has only {len(pool) + 1:,} vertices with edges")
+    rest = np.sort(np.random.default_rng(0).choice(pool, size=k - 1, replace=False))
+    return [first] + [G.ids.to_user(int(v)).item() for v in rest]
+
+
+def _bc_reached_edges(G, internal_sources):
+    """Per source, the edges of what it reaches; their sum and the vertices reached (per source)."""
+    import scipy.sparse.csgraph as cg  # noqa: PLC0415
+
+    A = G.to("numpy").to_scipy()
+    edges, reached = 0, []
+    for s in internal_sources:
+        mask = np.zeros(G.num_vertices, dtype=bool)
+        mask[cg.breadth_first_order(A, int(s), directed=True, return_predecessors=False)] = True
+        edges += reached_edges(G, mask)
+        reached.append(int(mask.sum()))
+    return edges, reached
+
+
+def _bc_anchors(G, internal_sources, bc, repeat):
+    E = _Edges(G, weighted=False)
+    srcs = [int(s) for s in internal_sources]
+
+    def igraph_bc(ig):
+        g = _igraph_graph(ig, E)
+        ms, mn, got = _timed(lambda: g.betweenness(directed=E.directed, sources=srcs, targets=None), repeat)
+        return _anchor(f"igraph {_version(ig)} betweenness(sources)", ms, mn,
+                       _values_note(got, bc, "BC values") + "; includes igraph's conversion of the result to a "
+                       "Python list")
+
+    def networkit_bc(nk):
+        return _anchor("networkit centrality.Betweenness",
+                       note="not timed: it has no source subset (Brandes from all n sources, O(n m))")
+
+    return [_anchor("scipy", note="no betweenness centrality in scipy"),
+            _run_anchor("igraph betweenness(sources)", "igraph", igraph_bc),
+            _run_anchor("networkit centrality.Betweenness", "networkit", networkit_bc)]
+
+
 # -- GPU anchors (backend cupy) -------------------------------------------------------------------
 
 # Gunrock v2.1 on one H100, as the issue gives them (ms; PageRank per iteration).
@@ -383,11 +612,14 @@ def _gpu_anchors(G, algorithm, rank, damping, iterations, repeat):
 # -- the benchmark --------------------------------------------------------------------------------
 
 def bench_algorithm(G, algorithm, *, source=None, iterations=None, damping=0.85, delta=None, backend="numpy",
-                    repeat=5, anchors=True, graph_name=None):
+                    repeat=5, anchors=True, graph_name=None, sources=None):
     """Run ``dgraph.<algorithm>`` ``repeat`` times after a warm-up; returns a dict of figures.
 
-    algorithm : 'sssp', 'pagerank', 'wcc' or 'cdlp'.
-    source : sssp only: 'max-degree' (default), 'corner' (vertex 0) or a vertex id.
+    algorithm : 'sssp', 'pagerank', 'wcc', 'cdlp', 'triangle_count', 'lcc' or 'bc'.
+    source : sssp and bc: 'max-degree' (default), 'corner' (vertex 0) or a vertex id.
+    sources : bc only: the number of sources (default 1: ``source`` alone; the others
+        are sampled, seed 0, among the vertices of non-zero degree: :func:`bc_sources`).
+        BC runs unnormalized (``normalized=False``).
     iterations : pagerank (default 20) and cdlp (default 10): a fixed count.
     """
     import dgraph  # noqa: PLC0415
@@ -403,6 +635,9 @@ def bench_algorithm(G, algorithm, *, source=None, iterations=None, damping=0.85,
 
         cpu_kernels.warm_up()
     src = None
+    bc_src = None
+    if sources is not None and algorithm != "bc":
+        raise ValueError(f"sources={sources!r}: only bc takes a number of sources")
     if algorithm == "sssp":
         src = pick_source(G, source)
         call = lambda: dgraph.sssp(G, src, delta=delta)  # noqa: E731
@@ -410,6 +645,13 @@ def bench_algorithm(G, algorithm, *, source=None, iterations=None, damping=0.85,
         call = lambda: dgraph.pagerank(G, damping=damping, iterations=iterations)  # noqa: E731
     elif algorithm == "wcc":
         call = lambda: dgraph.wcc(G)  # noqa: E731
+    elif algorithm == "triangle_count":
+        call = lambda: dgraph.triangle_count(G)  # noqa: E731
+    elif algorithm == "lcc":
+        call = lambda: dgraph.lcc(G)  # noqa: E731
+    elif algorithm == "bc":
+        bc_src = bc_sources(G, source, sources)
+        call = lambda: dgraph.bc(G, sources=bc_src, normalized=False)  # noqa: E731
     else:
         call = lambda: dgraph.cdlp(G, iterations=iterations)  # noqa: E731
 
@@ -457,6 +699,14 @@ def bench_algorithm(G, algorithm, *, source=None, iterations=None, damping=0.85,
                              f"{ms / steps:.3f} ms per iteration")
         if algorithm == "pagerank":
             fig["damping"] = damping
+    elif algorithm == "bc":
+        bc_int = [int(G.ids.to_internal(v)) for v in bc_src]
+        one, reached = _bc_reached_edges(G, bc_int)
+        edges = 2 * one
+        k = len(bc_src)
+        fig.update(sources=bc_src, source=bc_src[0], normalized=False, reached=reached, rate_edges=edges,
+                   rate_note=(f"{one:,} edges of the reached component x 2 passes" if k == 1 else
+                              f"{one:,} edges of the components reached, summed over {k} sources, x 2 passes"))
     else:
         edges = G.num_edges
         fig.update(rate_edges=edges, rate_note=f"{edges:,} edges")
@@ -465,6 +715,11 @@ def bench_algorithm(G, algorithm, *, source=None, iterations=None, damping=0.85,
         fig["components"] = int(len(np.unique(to_numpy(r.raw("component")))))
     if algorithm == "cdlp":
         fig["communities"] = int(len(np.unique(to_numpy(r.raw("label")))))
+    if algorithm in ("triangle_count", "lcc"):
+        fig["triangles"] = int(r.params["total"])
+    if algorithm == "lcc":
+        values = to_numpy(r.raw("lcc"))
+        fig["mean_lcc"] = float(values.mean()) if len(values) else 0.0
     if anchors:
         s_int = G.ids.to_internal(src) if src is not None else None
         if algorithm == "sssp":
@@ -473,6 +728,12 @@ def bench_algorithm(G, algorithm, *, source=None, iterations=None, damping=0.85,
             fig["anchors"] = _pagerank_anchors(G, to_numpy(r.raw("pagerank")), damping, iterations, repeat)
         elif algorithm == "wcc":
             fig["anchors"] = _wcc_anchors(G, to_numpy(r.raw("component")), repeat)
+        elif algorithm == "triangle_count":
+            fig["anchors"] = _triangle_anchors(G, to_numpy(r.raw("triangles")), fig["triangles"], repeat)
+        elif algorithm == "lcc":
+            fig["anchors"] = _lcc_anchors(G, to_numpy(r.raw("lcc")), repeat)
+        elif algorithm == "bc":
+            fig["anchors"] = _bc_anchors(G, bc_int, to_numpy(r.raw("bc")), repeat)
         else:
             fig["anchors"] = _cdlp_anchors(G, to_numpy(r.raw("label")), iterations, repeat)
         if backend == "cupy":
@@ -494,6 +755,11 @@ def format_algorithm_report(fig: dict) -> str:
         head += f", damping {fig['damping']:g}, {fig['iterations']} iterations"
     elif algo == "cdlp":
         head += f", {fig['iterations']} iterations"
+    elif algo == "bc":
+        k = len(fig["sources"])
+        head += (f", source {fig['source']}" if k == 1 else
+                 f", {k} sources ({fig['source']} and {k - 1} sampled, seed 0)")
+        head += ", unnormalized"
     lines = [
         head,
         f"  time        {fig['time_ms']:10.3f} ms   (median of {fig['repeat']}, min {fig['time_ms_min']:.3f} ms, "
@@ -509,6 +775,13 @@ def format_algorithm_report(fig: dict) -> str:
         what = f"; {_plural(fig['components'], 'component')}"
     elif algo == "cdlp":
         what = f"; {fig['communities']:,} communities"
+    elif algo == "triangle_count":
+        what = f"; {fig['triangles']:,} triangles"
+    elif algo == "lcc":
+        what = f"; mean LCC {fig['mean_lcc']:.6f}, {fig['triangles']:,} triangles"
+    elif algo == "bc":
+        what = (f"; {fig['reached'][0]:,} vertices reached" if len(fig["reached"]) == 1 else
+                f"; {sum(fig['reached']):,} vertices reached over the sources")
     lines.append(f"  supersteps  {fig['supersteps']:10d}      ({fig['per_superstep_ms']:.3f} ms each{what})")
     if fig.get("peak_run_bytes") is not None:
         lines.append(f"  memory      {_bytes(fig['peak_run_bytes']):>10}    peak during runs; "
@@ -524,4 +797,5 @@ def format_algorithm_report(fig: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["bench_algorithm", "format_algorithm_report", "scipy_pagerank", "ALGORITHMS"]
+__all__ = ["bench_algorithm", "format_algorithm_report", "scipy_pagerank", "scipy_triangle_total", "bc_sources",
+           "ALGORITHMS"]
