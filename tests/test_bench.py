@@ -298,3 +298,15 @@ def test_cli_bench_sources_only_for_bc(capsys):
     assert rc == 2 and "--sources 2" in err and "bc" in err
     rc, _, err = run(capsys, "bench", "bc", "--generate", "rmat:scale=4", "--sources", 0)
     assert rc == 2 and "--sources 0" in err
+
+
+def test_values_note_non_finite():
+    from dgraph.bench.algorithms import _values_note  # noqa: PLC0415
+
+    nan, inf = float("nan"), float("inf")
+    assert _values_note([1.0, 2.0], [1.0, 2.0], "BC values") == "same BC values"
+    assert _values_note([1.0, 2.0 + 1e-14], [1.0, 2.0], "BC values").startswith("BC values within")
+    assert "DIFFER" in _values_note([1.0, 2.5], [1.0, 2.0], "BC values")
+    both = _values_note([nan, 2.0, inf], [nan, 2.0, inf], "BC values")
+    assert both.startswith("same BC values") and "2 values NaN or inf in both" in both
+    assert "DIFFER: NaN or inf at 1 vertices" in _values_note([nan, 2.0], [1.0, 2.0], "BC values")

@@ -103,3 +103,16 @@ def test_ldbc_on_cupy(kind, algo, column, fn, check, weights, tmp_path):
         r = fn(target, source)
         assert r.backend == "cupy"
         check(written(r, column, tmp_path, f"{algo}-{kind}-{p}"), ref)
+
+
+def test_sssp_auto_delta_on_cupy_uses_the_gpu_constant():
+    from dgraph.algorithms.sssp import GPU_DELTA_FACTOR, auto_delta
+
+    G = dgraph.generate("rmat", scale=10, seed=1, weighted=True)
+    s = _source(G)
+    cpu, gpu = dgraph.sssp(G, s), dgraph.sssp(G.to("cupy"), s)
+    w = to_numpy(G.weights)
+    assert gpu.params["delta"] == auto_delta(G.num_arcs, float(w.sum()), G.num_vertices, GPU_DELTA_FACTOR)
+    assert gpu.params["delta"] > cpu.params["delta"]
+    np.testing.assert_array_equal(to_numpy(gpu.raw("distance")), cpu.raw("distance"))
+    np.testing.assert_array_equal(to_numpy(gpu.raw("parent")), cpu.raw("parent"))

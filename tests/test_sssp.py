@@ -192,6 +192,7 @@ def test_auto_delta_is_davidsons_heuristic():
     assert dgraph.sssp(dgraph.from_edges([0], [1], directed=True), 0).params["delta"] == 64.0
     assert auto_delta(0, 0.0, 5) == 1.0 and auto_delta(4, 0.0, 2) == 1.0
     assert auto_delta(1000, 1000 * 0.5, 100) == 2.0  # 32 * 0.5 / 10 = 1.6
+    assert auto_delta(1000, 1000 * 0.5, 100, factor=256.0) == 16.0  # the CuPy constant: 12.8
 
 
 @pytest.mark.parametrize("method", ["range", "hash", "metis"])

@@ -24,8 +24,11 @@ partition) the heuristic lands among the fastest: on a 300x300 weighted
 grid 1/2 to 1 times it was fastest, while delta = inf did 9x the
 relaxations and took 4x as long; on RMAT scale 16 (uniform or integer
 weights) every delta from 1/8 times it to inf ran within about 1.5x of each
-other.  Supersteps cost milliseconds on the Dask executors, so a larger
-delta can pay there on long, thin graphs.
+other.  On CuPy a superstep costs 0.2-0.3 ms of launches and host syncs
+whatever its size, and larger buckets win: the constant there is 256, not
+32 (``GPU_DELTA_FACTOR``; the measurements are beside it).  Supersteps cost
+milliseconds on the Dask executors, so a larger delta can pay there on
+long, thin graphs.
 
 Every delta gives the same bits: float64 addition is monotone, so the
 distances the relaxation converges to are the unique fixed point
@@ -85,6 +88,12 @@ HOPS_UNSET = np.iinfo(np.int64).max
 
 #: Davidson et al.'s constant in delta = C * mean weight / mean degree (a warp's width)
 DELTA_FACTOR = 32.0
+
+#: the constant on CuPy, where a superstep costs ~0.2-0.3 ms of launches and syncs whatever its
+#: size, so fewer, fuller buckets pay (H100, dgraph bench sssp / docs/bench-scripts/sssp-delta-sweep.py:
+#: rmat20 20.0 ms at delta 0.5 (32x), 14.8 ms at 2, 14.3 ms at inf; 1000x1000 grid 841 ms at 4 (32x),
+#: 571 ms at 32, 518 ms at 64)
+GPU_DELTA_FACTOR = 256.0
 
 
 class SSSPState:
@@ -218,9 +227,9 @@ class SSSP(Program):
         near/far split in one launch that also snapshots the next frontier for the relaxation."""
         from ..backend import gpu_sssp  # noqa: PLC0415
 
-        v = c.arrays["v"]
-        frontier, fd, fh, scanned, total, far = gpu_sssp.split(v, st.dist, st.hops, st.bound, st.pending,
-                                                               shard.indptr, st.scratch)
+        edges = int(c.counters["edges"])
+        improved, frontier, fd, fh, scanned, total, far = gpu_sssp.split(st.dist, st.hops, st.bound, st.pending,
+                                                                         shard.indptr, st.scratch, edges)
         if len(far):
             st.pile = shard.xp.concatenate([st.pile, far])
         st.snap = (fd, fh, scanned, total)
@@ -228,8 +237,8 @@ class SSSP(Program):
             frontier = self._next_bucket(st)
             st.snap = None
         st.frontier = frontier
-        return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": len(v),
-                "edges": int(c.counters["edges"])}
+        return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": improved,
+                "edges": edges}
 
     def _next_bucket(self, st):
         """Near is empty: raise the bound past the closest far vertex; its bucket becomes the frontier."""
@@ -353,11 +362,10 @@ def _gpu_relax(shard, st):
     else:
         fd, fh = st.dist[gids], st.hops[gids]
         scanned, total = gpu_sssp.frontier_scan(shard.indptr, rows)
-    changed = gpu_sssp.relax(shard.indptr, shard.indices, st.w64, rows, fd, fh, scanned, total, st.dist, st.hops,
-                             st.scratch)
+    gpu_sssp.relax(shard.indptr, shard.indices, st.w64, rows, fd, fh, scanned, total, st.dist, st.hops, st.scratch)
     if _whole(shard):  # received at once by this shard (_gpu_receive): dist/hops are already written
-        return Contribution({"v": changed}, {"edges": int(total)})
-    changed = changed.copy()  # the queue is scratch: reused by the next superstep
+        return Contribution({}, {"edges": int(total)})
+    changed = gpu_sssp.changed(st.scratch).copy()  # the queue is scratch: reused by the next superstep
     return Contribution({"v": changed, "d": st.dist[changed], "h": st.hops[changed]}, {"edges": int(total)})
 
 
@@ -450,9 +458,9 @@ def _graph_summary(G):
     return m, total, (min(negs) if negs else None), G.num_vertices
 
 
-def auto_delta(num_arcs, weight_sum, num_vertices):
+def auto_delta(num_arcs, weight_sum, num_vertices, factor=DELTA_FACTOR):
     """Davidson et al.'s near/far delta, 32 * mean weight / mean out-degree, to the nearest power of
-    two (1 when there are no edges or only zero weights).
+    two (1 when there are no edges or only zero weights); ``factor`` replaces the 32 (CuPy: 256).
 
     The power of two keeps every bucket bound ``k * delta`` exact, and makes the value independent of
     the order the weights were summed in (one sum per shard, then added up), so a partitioned run
@@ -462,7 +470,7 @@ def auto_delta(num_arcs, weight_sum, num_vertices):
         return 1.0
     mean_weight = weight_sum / num_arcs
     mean_degree = num_arcs / max(num_vertices, 1)
-    raw = DELTA_FACTOR * mean_weight / mean_degree
+    raw = factor * mean_weight / mean_degree
     if not math.isfinite(raw) or raw <= 0:
         return 1.0
     return math.ldexp(1.0, round(math.log2(raw)))
@@ -491,8 +499,9 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
     delta : the width of a near/far bucket, > 0 (inf: Bellman-Ford, no
         priority queue).  None: ``32 * mean weight / mean out-degree`` to the
         nearest power of two (Davidson et al.'s heuristic, as in Gunrock;
-        1 without positive weights); the value used is in
-        ``result.params['delta']``.
+        1 without positive weights), with 256 in place of 32 on CuPy, where
+        supersteps cost more than relaxations; the value used is in
+        ``result.params['delta']``.  Every delta gives the same result.
     kernels : 'fused' (each superstep's relaxation and the final parent
         search run as compiled kernels: numba on numpy,
         :mod:`dgraph.backend.cpu_sssp`; CUDA on CuPy, :mod:`dgraph.backend.gpu_sssp`)
@@ -515,7 +524,8 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
             raise InputError(f"weights: edge {uu!r} -> {vv!r} has weight {w!r}; "
                              f"sssp needs non-negative weights")
         if delta is None:
-            delta = auto_delta(m, total, n)
+            on_gpu = (backend or getattr(G, "backend", "numpy")) == "cupy"
+            delta = auto_delta(m, total, n, GPU_DELTA_FACTOR if on_gpu else DELTA_FACTOR)
 
     def make(ids):
         return SSSP(ids.to_internal(source, what="source"), 1.0 if delta is None else delta, kernels=kernels)

@@ -1,19 +1,26 @@
 """GPU (CuPy) kernels of SSSP: the CUDA twins of :mod:`dgraph.backend.cpu_sssp`.
 
 One superstep relaxes the frontier's out-edges, load-balanced over edges
-(the sorted search of the BFS push), in two launches over the same edges:
+(the sorted search of the BFS push):
 
-1. distance: ``atomicMin`` on the bits of ``dist[v]`` (distances are never
-   negative, so their IEEE bits order as unsigned integers); a vertex whose
-   distance drops has its hop count reset;
-2. hops: where a candidate equals the (now final) ``dist[v]``, ``atomicMin``
-   on ``hops[v]``.
+1. distance (one thread per edge): ``atomicMin`` on the bits of ``dist[v]``
+   (distances are never negative, so their IEEE bits order as unsigned
+   integers); a vertex whose distance drops has its hop count reset.  A
+   candidate that was at most ``dist[v]`` when it ran goes on a tie list:
+   the only candidates that can equal the final distance;
+2. hops (one thread per tie-list entry): where the candidate equals the
+   (now final) ``dist[v]``, ``atomicMin`` on ``hops[v]``.
 
 Candidates are read from a snapshot of the frontier's (distance, hops)
 taken before the launch, so a superstep relaxes exactly what the
 vectorized step does and ends in the same state: the (distance, hops)
 lexicographic minimum over the old state and every candidate.  Each vertex
 that changed is appended once (a bitmap dedupes) to the output queue.
+
+``split`` is the receive of a single shard: the changed vertices go to the
+near queue (with the snapshot and degrees the next relaxation reads) or to
+the far list.  Counts stay on the device between the launches; the host
+reads all of them once per superstep.
 
 ``tight_parents``: one thread per edge keeps ``u`` as a parent candidate of
 ``v`` when ``dist[u] + w == dist[v]`` and ``hops[u] + 1 == hops[v]``; the
@@ -27,38 +34,72 @@ from .gpu_kernels import BLOCK, COMMON, _suffix
 _SOURCE = COMMON + r"""
 #define HOPS_UNSET 0x7fffffffffffffffLL
 
+// counters (u64[8]): [0] changed-vertex queue cursor, [1] [2] unused (warp_emit),
+// [3] tie-list cursor, [4] near, [5] near degree sum, [6] far, [7] unused.
 template <typename V>
-__device__ void relax(const i64* __restrict__ indptr, const V* __restrict__ indices,
-                      const double* __restrict__ w, int weighted, const V* __restrict__ frontier_rows,
-                      const i64* __restrict__ scanned, int nf, i64 total, const double* __restrict__ fd,
-                      const i64* __restrict__ fh, u64* dist_bits, i64* hops, int phase,
-                      unsigned* seen, V* out, u64* counters) {
+__device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__ indices,
+                           const double* __restrict__ w, int weighted, const V* __restrict__ frontier_rows,
+                           const i64* __restrict__ scanned, int nf, i64 total, const double* __restrict__ fd,
+                           const i64* __restrict__ fh, u64* dist_bits, i64* hops, unsigned* seen, V* out,
+                           V* tv, i64* th, u64* tb, u64* counters) {
     i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    bool hit = false;
+    bool hit = false, tie = false;
     V v = 0;
+    i64 h = 0;
+    u64 bits = 0;
     if (i < total) {
         int k = frontier_slot(scanned, nf, i);
         i64 before = k ? scanned[k - 1] : 0;
         i64 e = indptr[frontier_rows[k]] + (i - before);
         v = indices[e];
-        double cand = fd[k] + (weighted ? w[e] : 1.0);
-        u64 bits = (u64)__double_as_longlong(cand);
-        bool changed = false;
-        if (phase == 0) {
-            if (bits < dist_bits[v] && bits < atomicMin(dist_bits + v, bits)) {
+        bits = (u64)__double_as_longlong(fd[k] + (weighted ? w[e] : 1.0));
+        h = fh[k] + 1;
+        if (bits <= dist_bits[v]) {
+            u64 old = atomicMin(dist_bits + v, bits);
+            tie = bits <= old;
+            if (bits < old) {
                 hops[v] = HOPS_UNSET;
-                changed = true;
+                unsigned bit = 1u << (v & 31);
+                hit = !(atomicOr(seen + (v >> 5), bit) & bit);
             }
-        } else if (bits == dist_bits[v]) {
-            i64 h = fh[k] + 1;
-            if (h < hops[v] && h < atomicMin((long long*)hops + v, (long long)h)) changed = true;
-        }
-        if (changed) {
-            unsigned bit = 1u << (v & 31);
-            hit = !(atomicOr(seen + (v >> 5), bit) & bit);
         }
     }
+    const unsigned full = 0xffffffffu;
+    int lane = threadIdx.x & 31;
+    unsigned ballot = __ballot_sync(full, tie);
+    u64 base = 0;
+    if (lane == 0 && ballot) base = atomicAdd(counters + 3, (u64)__popc(ballot));
+    base = __shfl_sync(full, base, 0);
+    if (tie) {
+        u64 j = base + __popc(ballot & ((1u << lane) - 1u));
+        tv[j] = v;
+        th[j] = h;
+        tb[j] = bits;
+    }
     warp_emit<V>(hit, v, 0, 0, out, counters);
+}
+
+// Over the tie list (its length on the device; a block-strided loop, so
+// every lane of a warp runs the same iterations).
+template <typename V>
+__device__ void relax_hops(const V* __restrict__ tv, const i64* __restrict__ th, const u64* __restrict__ tb,
+                           const u64* dist_bits, i64* hops, unsigned* seen, V* out, u64* counters) {
+    i64 count = (i64)counters[3];
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 base = (i64)blockIdx.x * blockDim.x; base < count; base += stride) {
+        i64 j = base + threadIdx.x;
+        bool hit = false;
+        V v = 0;
+        if (j < count) {
+            v = tv[j];
+            i64 h = th[j];
+            if (tb[j] == dist_bits[v] && h < hops[v] && h < atomicMin((long long*)hops + v, (long long)h)) {
+                unsigned bit = 1u << (v & 31);
+                hit = !(atomicOr(seen + (v >> 5), bit) & bit);
+            }
+        }
+        warp_emit<V>(hit, v, 0, 0, out, counters);
+    }
 }
 
 template <typename V>
@@ -83,89 +124,81 @@ __device__ void tight_parents(const i64* __restrict__ indptr, const V* __restric
 
 // The receive of a single shard: each changed vertex goes to the near queue
 // (dist < bound; with its (dist, hops) snapshot and degree for the next
-// relaxation) or to the far list; pending marks the far ones.  counters:
-// [0] near, [1] the near queue's degree sum, [2] far.
+// relaxation) or to the far list; pending marks the far ones.
 template <typename V>
-__device__ void split(const V* __restrict__ changed, i64 count, const double* __restrict__ dist,
+__device__ void split(const V* __restrict__ changed, const double* __restrict__ dist,
                       const i64* __restrict__ hops, double bound, unsigned char* pending,
                       const i64* __restrict__ indptr, V* near, double* fd, i64* fh, i64* ndeg, V* far,
                       u64* counters) {
-    i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    V v = 0;
-    bool is_near = false, is_far = false;
-    double d = 0.0;
-    i64 deg = 0, degsum;
-    if (i < count) {
-        v = changed[i];
-        d = dist[v];
-        is_near = d < bound;
-        is_far = !is_near;
-        pending[v] = is_far;
-        if (is_near) deg = indptr[v + 1] - indptr[v];
-    }
+    i64 count = (i64)counters[0];
+    i64 stride = (i64)gridDim.x * blockDim.x;
     const unsigned full = 0xffffffffu;
     int lane = threadIdx.x & 31;
-    unsigned bn = __ballot_sync(full, is_near), bf = __ballot_sync(full, is_far);
-    degsum = deg;
-    for (int off = 16; off > 0; off >>= 1) degsum += __shfl_down_sync(full, degsum, off);
-    u64 base_n = 0, base_f = 0;
-    if (lane == 0) {
-        if (bn) {
-            base_n = atomicAdd(counters + 0, (u64)__popc(bn));
-            atomicAdd(counters + 1, (u64)degsum);
-        }
-        if (bf) base_f = atomicAdd(counters + 2, (u64)__popc(bf));
-    }
-    base_n = __shfl_sync(full, base_n, 0);
-    base_f = __shfl_sync(full, base_f, 0);
     unsigned below = (1u << lane) - 1u;
-    if (is_near) {
-        u64 k = base_n + __popc(bn & below);
-        near[k] = v;
-        fd[k] = d;
-        fh[k] = hops[v];
-        ndeg[k] = deg;
+    for (i64 base = (i64)blockIdx.x * blockDim.x; base < count; base += stride) {
+        i64 i = base + threadIdx.x;
+        V v = 0;
+        bool is_near = false, is_far = false;
+        double d = 0.0;
+        i64 deg = 0;
+        if (i < count) {
+            v = changed[i];
+            d = dist[v];
+            is_near = d < bound;
+            is_far = !is_near;
+            pending[v] = is_far;
+            if (is_near) deg = indptr[v + 1] - indptr[v];
+        }
+        unsigned bn = __ballot_sync(full, is_near), bf = __ballot_sync(full, is_far);
+        i64 degsum = deg;
+        for (int off = 16; off > 0; off >>= 1) degsum += __shfl_down_sync(full, degsum, off);
+        u64 base_n = 0, base_f = 0;
+        if (lane == 0) {
+            if (bn) {
+                base_n = atomicAdd(counters + 4, (u64)__popc(bn));
+                atomicAdd(counters + 5, (u64)degsum);
+            }
+            if (bf) base_f = atomicAdd(counters + 6, (u64)__popc(bf));
+        }
+        base_n = __shfl_sync(full, base_n, 0);
+        base_f = __shfl_sync(full, base_f, 0);
+        if (is_near) {
+            u64 k = base_n + __popc(bn & below);
+            near[k] = v;
+            fd[k] = d;
+            fh[k] = hops[v];
+            ndeg[k] = deg;
+        }
+        if (is_far) far[base_f + __popc(bf & below)] = v;
     }
-    if (is_far) far[base_f + __popc(bf & below)] = v;
 }
 
 extern "C" {
-__global__ void split_i32(const int* changed, i64 count, const double* dist, const i64* hops, double bound,
-                          unsigned char* pending, const i64* indptr, int* near, double* fd, i64* fh, i64* ndeg,
-                          int* far, u64* counters) {
-    split<int>(changed, count, dist, hops, bound, pending, indptr, near, fd, fh, ndeg, far, counters);
+#define RELAX_DIST(S, V)                                                                                  \
+__global__ void relax_dist_##S(const i64* indptr, const V* indices, const double* w, int weighted,        \
+                               const V* frontier_rows, const i64* scanned, int nf, i64 total,             \
+                               const double* fd, const i64* fh, u64* dist_bits, i64* hops, unsigned* seen, \
+                               V* out, V* tv, i64* th, u64* tb, u64* counters) {                          \
+    relax_dist<V>(indptr, indices, w, weighted, frontier_rows, scanned, nf, total, fd, fh, dist_bits, hops, \
+                  seen, out, tv, th, tb, counters);                                                       \
+}                                                                                                         \
+__global__ void relax_hops_##S(const V* tv, const i64* th, const u64* tb, const u64* dist_bits, i64* hops, \
+                               unsigned* seen, V* out, u64* counters) {                                   \
+    relax_hops<V>(tv, th, tb, dist_bits, hops, seen, out, counters);                                      \
+}                                                                                                         \
+__global__ void split_##S(const V* changed, const double* dist, const i64* hops, double bound,            \
+                          unsigned char* pending, const i64* indptr, V* near, double* fd, i64* fh,        \
+                          i64* ndeg, V* far, u64* counters) {                                             \
+    split<V>(changed, dist, hops, bound, pending, indptr, near, fd, fh, ndeg, far, counters);            \
+}                                                                                                         \
+__global__ void tight_parents_##S(const i64* indptr, const V* indices, const double* w, int weighted,      \
+                                  i64 nrows, i64 nnz, i64 row_base, const V* rows, int nrows_map,          \
+                                  const double* dist, const i64* hops, i64 source, V* par) {              \
+    tight_parents<V>(indptr, indices, w, weighted, nrows, nnz, row_base, rows, nrows_map, dist, hops,     \
+                     source, par);                                                                        \
 }
-__global__ void split_i64(const i64* changed, i64 count, const double* dist, const i64* hops, double bound,
-                          unsigned char* pending, const i64* indptr, i64* near, double* fd, i64* fh, i64* ndeg,
-                          i64* far, u64* counters) {
-    split<i64>(changed, count, dist, hops, bound, pending, indptr, near, fd, fh, ndeg, far, counters);
-}
-__global__ void relax_i32(const i64* indptr, const int* indices, const double* w, int weighted,
-                          const int* frontier_rows, const i64* scanned, int nf, i64 total, const double* fd,
-                          const i64* fh, u64* dist_bits, i64* hops, int phase, unsigned* seen, int* out,
-                          u64* counters) {
-    relax<int>(indptr, indices, w, weighted, frontier_rows, scanned, nf, total, fd, fh, dist_bits, hops, phase,
-               seen, out, counters);
-}
-__global__ void relax_i64(const i64* indptr, const i64* indices, const double* w, int weighted,
-                          const i64* frontier_rows, const i64* scanned, int nf, i64 total, const double* fd,
-                          const i64* fh, u64* dist_bits, i64* hops, int phase, unsigned* seen, i64* out,
-                          u64* counters) {
-    relax<i64>(indptr, indices, w, weighted, frontier_rows, scanned, nf, total, fd, fh, dist_bits, hops, phase,
-               seen, out, counters);
-}
-__global__ void tight_parents_i32(const i64* indptr, const int* indices, const double* w, int weighted,
-                                  i64 nrows, i64 nnz, i64 row_base, const int* rows, int nrows_map,
-                                  const double* dist, const i64* hops, i64 source, int* par) {
-    tight_parents<int>(indptr, indices, w, weighted, nrows, nnz, row_base, rows, nrows_map, dist, hops,
-                       source, par);
-}
-__global__ void tight_parents_i64(const i64* indptr, const i64* indices, const double* w, int weighted,
-                                  i64 nrows, i64 nnz, i64 row_base, const i64* rows, int nrows_map,
-                                  const double* dist, const i64* hops, i64 source, i64* par) {
-    tight_parents<i64>(indptr, indices, w, weighted, nrows, nnz, row_base, rows, nrows_map, dist, hops,
-                       source, par);
-}
+RELAX_DIST(i32, int)
+RELAX_DIST(i64, i64)
 }
 """
 
@@ -182,21 +215,38 @@ def module():
 
 
 class Scratch:
-    """Per-run buffers: the relaxation's output queue and dedupe bitmap, the split's near queue
-    (with its snapshot and degrees) and far list, and their counters."""
+    """Per-run buffers: the changed-vertex queue and its dedupe bitmap, the tie list, the split's
+    near queue (with its snapshot and degrees) and far list, and the counters of all of them."""
 
     def __init__(self, n, vdt):
         import cupy as cp  # noqa: PLC0415
 
         m = max(n, 1)
+        self.vdt = vdt
         self.out = cp.empty(m, dtype=vdt)
-        self.counters = cp.zeros(4, dtype=cp.uint64)
+        self.counters = cp.zeros(8, dtype=cp.uint64)
         self.seen = cp.zeros((n + 31) // 32 + 1, dtype=cp.uint32)
         self.near = cp.empty(m, dtype=vdt)
         self.fd = cp.empty(m, dtype=cp.float64)
         self.fh = cp.empty(m, dtype=cp.int64)
         self.ndeg = cp.empty(m, dtype=cp.int64)
         self.far = cp.empty(m, dtype=vdt)
+        self.tv = self.th = self.tb = None
+
+    def ties(self, total):
+        """The tie list's buffers, for up to ``total`` candidates (grown as needed)."""
+        import cupy as cp  # noqa: PLC0415
+
+        if self.tv is None or len(self.tv) < total:
+            cap = max(int(total), 2 * (0 if self.tv is None else len(self.tv)), 1024)
+            self.tv = cp.empty(cap, dtype=self.vdt)
+            self.th = cp.empty(cap, dtype=cp.int64)
+            self.tb = cp.empty(cap, dtype=cp.uint64)
+        return self.tv, self.th, self.tb
+
+
+def _grid(count, cap=4096):
+    return (max(1, min((int(count) + BLOCK - 1) // BLOCK, cap)),)
 
 
 def frontier_scan(indptr, rows):
@@ -211,43 +261,45 @@ def frontier_scan(indptr, rows):
 
 def relax(indptr, indices, w, rows, fd, fh, scanned, total, dist, hops, scratch):
     """Relax the ``total`` out-edges of local ``rows`` (snapshot distances ``fd``, hops ``fh``, degree
-    scan ``scanned``) into ``dist``/``hops`` in place; returns the vertices that changed (a view of
-    the scratch queue, valid until the next call)."""
+    scan ``scanned``) into ``dist``/``hops`` in place.  Nothing is read back: the changed vertices
+    are in the scratch queue, their count on the device (:func:`changed`, :func:`split`)."""
     import cupy as cp  # noqa: PLC0415
 
+    scratch.counters.fill(0)
     nf = len(rows)
     if nf == 0 or total == 0:
-        return scratch.out[:0]
-    scratch.counters.fill(0)
+        return
     scratch.seen.fill(0)
-    kern = module().get_function("relax_" + _suffix(indices.dtype))
+    sfx = _suffix(indices.dtype)
     weighted = w is not None
-    wv = w if weighted else fd  # any float64 pointer; not read when unweighted
-    grid = ((total + BLOCK - 1) // BLOCK,)
-    for phase in (0, 1):
-        kern(grid, (BLOCK,), (indptr, indices, wv, cp.int32(weighted), rows, scanned, cp.int32(nf),
-                              cp.int64(total), fd, fh, dist, hops, cp.int32(phase), scratch.seen, scratch.out,
-                              scratch.counters))
-    count = int(scratch.counters[0])
-    return scratch.out[:count]
+    tv, th, tb = scratch.ties(total)
+    module().get_function("relax_dist_" + sfx)(
+        ((total + BLOCK - 1) // BLOCK,), (BLOCK,),
+        (indptr, indices, w if weighted else fd, cp.int32(weighted), rows, scanned, cp.int32(nf), cp.int64(total),
+         fd, fh, dist, hops, scratch.seen, scratch.out, tv, th, tb, scratch.counters))
+    module().get_function("relax_hops_" + sfx)(
+        _grid(total), (BLOCK,), (tv, th, tb, dist, hops, scratch.seen, scratch.out, scratch.counters))
 
 
-def split(changed, dist, hops, bound, pending, indptr, scratch):
-    """One shard's receive: (near queue, its distances, hops, degree scan and degree sum, far list).
+def changed(scratch):
+    """The vertices the last :func:`relax` changed (a view of the scratch queue; reads the count)."""
+    return scratch.out[:int(scratch.counters[0])]
 
-    The vertex ids are the rows (one shard holding every vertex)."""
+
+def split(dist, hops, bound, pending, indptr, scratch, total):
+    """One shard's receive after :func:`relax` over ``total`` edges (vertex ids = rows): returns
+    (changed count, near queue, its distances, hops, degree scan and degree sum, far list)."""
     import cupy as cp  # noqa: PLC0415
 
-    count = len(changed)
-    scratch.counters.fill(0)
-    if count:
-        kern = module().get_function("split_" + _suffix(changed.dtype))
-        kern(((count + BLOCK - 1) // BLOCK,), (BLOCK,),
-             (changed, cp.int64(count), dist, hops, cp.float64(bound), pending, indptr, scratch.near, scratch.fd,
-              scratch.fh, scratch.ndeg, scratch.far, scratch.counters))
-    nnear, total, nfar, _ = (int(x) for x in scratch.counters.get())
+    if total:
+        module().get_function("split_" + _suffix(scratch.out.dtype))(
+            _grid(min(total, len(scratch.out))), (BLOCK,),
+            (scratch.out, dist, hops, cp.float64(bound), pending, indptr, scratch.near, scratch.fd, scratch.fh,
+             scratch.ndeg, scratch.far, scratch.counters))
+    c = [int(x) for x in scratch.counters.get()]
+    nchanged, nnear, degsum, nfar = c[0], c[4], c[5], c[6]
     scanned = cp.cumsum(scratch.ndeg[:nnear]) if nnear else None
-    return (scratch.near[:nnear], scratch.fd[:nnear], scratch.fh[:nnear], scanned, total,
+    return (nchanged, scratch.near[:nnear], scratch.fd[:nnear], scratch.fh[:nnear], scanned, degsum,
             scratch.far[:nfar])
 
 

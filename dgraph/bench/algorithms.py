@@ -427,16 +427,26 @@ def _triangle_note(total, ref_total, per_vertex=None, ref=None):
 
 
 def _values_note(got, ref, what):
+    """How float values compare; NaN and inf (BC's float64 path counts can overflow) must match exactly."""
     got, ref = (np.asarray(x, dtype=np.float64) for x in (got, ref))
     if got.shape != ref.shape:
         return f"{what} DIFFER: {len(got):,} values against dgraph's {len(ref):,}"
+    bad = ~np.isfinite(ref)
+    suffix = ""
+    if bad.any() or not np.isfinite(got).all():
+        same_bad = (np.isnan(got) & np.isnan(ref)) | (got == ref)
+        if not np.array_equal(bad, ~np.isfinite(got)) or not same_bad[bad].all():
+            k = int((bad != ~np.isfinite(got)).sum() + (~same_bad[bad]).sum())
+            return f"{what} DIFFER: NaN or inf at {k:,} vertices in one only"
+        suffix = (f"; {int(bad.sum()):,} values NaN or inf in both (float64 shortest-path counts overflow)")
+    got, ref = got[~bad], ref[~bad]
     diff = np.abs(got - ref)
     if not diff.any():
-        return f"same {what}"
+        return f"same {what}" + suffix
     rel = float(np.max(diff / np.maximum(np.abs(ref), 1e-300)))
     close = np.allclose(got, ref, rtol=1e-9, atol=1e-12)
     return (f"{what} within {rel:.1e} (max relative |diff|)" if close else
-            f"{what} DIFFER: max relative |diff| {rel:.1e}")
+            f"{what} DIFFER: max relative |diff| {rel:.1e}") + suffix
 
 
 def _triangle_anchors(G, triangles, total, repeat):
