@@ -124,13 +124,14 @@ def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, an
         target = G.partition(partitions, method, client=client if executor != "local" else False, backend=backend)
         opts = dict(executor=executor, exchange=exchange, fanout=fanout, transport=transport)
     r = dgraph.bfs(target, src, direction=direction, **opts)  # warm-up: compile, build the CSC
-    times = []
+    times, phases = [], []
     distributed = bool(partitions) and executor != "local"
     # tracemalloc would slow the client's own event loop: memory is measured only in-process
     with (nullcontext({"peak_bytes": None}) if distributed else peak_memory(backend)) as mem:
         for _ in range(repeat):
             r = dgraph.bfs(target, src, direction=direction, **opts)
             times.append(r.run_time)
+            phases.append(r.phases)
     ms = statistics.median(times) * 1e3
     edges = traversed_edges(G, r.raw("depth"))
     stats = r.stats
@@ -159,6 +160,8 @@ def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, an
         out.update(partitions=partitions, executor=executor, exchange=r.params["exchange"], fanout=r.params["fanout"],
                    transport=r.params.get("transport", "-"),
                    method=method, bytes_exchanged=total, bytes_per_superstep=total / max(r.supersteps, 1))
+        if phases and phases[0]:  # spmd: where the time outside the supersteps goes (medians, ms)
+            out["phases_ms"] = {k: statistics.median(p[k] for p in phases) * 1e3 for k in phases[0]}
     if anchors:
         if partitions:
             base = [dgraph.bfs(G, src, direction=direction).run_time for _ in range(repeat + 1)][1:]

@@ -17,10 +17,15 @@ class Result:
     vertices (e.g. ``parent``) are given in the user's ids too; a missing
     value is ``missing[column]`` (-1 for depth/parent; None for string ids).
     ``r.stats`` is a pandas DataFrame with one row per superstep.
+    ``r.phases`` (spmd runs) splits ``run_time`` in seconds: ``submit_s``
+    (before the tasks are submitted), ``init_s`` (the program's set-up on the
+    workers), ``loop_s`` (the supersteps), ``final_s`` (the final exchange and
+    the results) and ``launch_s`` (the rest: Dask starting the tasks and
+    reporting their end); the worker phases are the slowest worker's.
     """
 
     def __init__(self, algorithm, ids, columns, *, vertex_columns=(), missing=None,
-                 stats=None, params=None, backend="numpy", run_time=None):
+                 stats=None, params=None, backend="numpy", run_time=None, phases=None):
         self.algorithm = algorithm
         self.ids = ids
         # a callable is a deferred fetch (e.g. from Dask workers), resolved on first use
@@ -32,6 +37,7 @@ class Result:
         self.params = dict(params or {})
         self.backend = backend
         self.run_time = run_time
+        self.phases = dict(phases or {})
 
     # -- columns -------------------------------------------------------------------
     @property

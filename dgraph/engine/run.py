@@ -42,6 +42,7 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
     if executor not in EXECUTORS:
         raise InputError(f"executor={executor!r}: expected one of {', '.join(EXECUTORS)}")
     program = make_program(G.ids)
+    phases = None
     t0 = time.perf_counter()
     if not partitioned:
         if executor != "local":
@@ -74,8 +75,8 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
         else:
             from .spmd import run_spmd  # noqa: PLC0415
 
-            results, records = run_spmd(program, G, schedule, on_step=on_step, max_supersteps=max_supersteps,
-                                        transport=transport)
+            results, records, phases = run_spmd(program, G, schedule, on_step=on_step,
+                                                max_supersteps=max_supersteps, transport=transport)
         if G.distributed and executor != "local":
             client = G.client
 
@@ -90,7 +91,7 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
             params["transport"] = records[0]["transport"]
     elapsed = time.perf_counter() - t0
     return Result(program.name, G.ids, columns, vertex_columns=vertex_columns, missing=missing, stats=records,
-                  params=params, backend=G.backend, run_time=elapsed)
+                  params=params, backend=G.backend, run_time=elapsed, phases=phases)
 
 
 def _assemble(G, results):

@@ -75,6 +75,8 @@ def _install(dask_worker):
 
 def _drop_run(dask_worker, run):
     _mailbox(dask_worker).drop_run(run)
+    for key in [k for k in _results(dask_worker) if k[0] == run]:
+        del _results(dask_worker)[key]
 
 
 def _to_wire(c):
@@ -138,8 +140,10 @@ def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout
     else:
         exchange = exchange_dask
 
+    t_start = time.perf_counter()
     state = program.init(shard)
     report = program.initial_report(shard, state)
+    t_init = time.perf_counter()
     records = []
     step = 0
     last = time.perf_counter()
@@ -156,19 +160,31 @@ def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout
                             "time_s": now - last})
             last = now
         step += 1
+    t_loop = time.perf_counter()
     final = program.final_contribution(shard, state)
     if final is not None:
         program.final_receive(shard, state, exchange(final, "final"))
-    result = program.finish(shard, state) if (q == 0 or not program.replicated_result) else None
-    return result, records
+    if q == 0 or not program.replicated_result:
+        _results(worker)[(run, q)] = program.finish(shard, state)
+    t_end = time.perf_counter()
+    phases = {"init_s": t_init - t_start, "loop_s": t_loop - t_init, "final_s": t_end - t_loop}
+    return records, phases
 
 
-def _first(pair):
-    return pair[0]
+def _results(worker):
+    """Finished shards' results on this worker, until their _take_result task picks them up."""
+    box = getattr(worker, "_dgraph_results", None)
+    if box is None:
+        box = worker._dgraph_results = {}
+    return box
 
 
-def _second(pair):
-    return pair[1]
+def _take_result(summary, run, q):
+    """The result _spmd_main left for (run, q): a Dask-held value from here on (``summary`` orders
+    this task after it)."""
+    from distributed import get_worker  # noqa: PLC0415
+
+    return _results(get_worker()).pop((run, q))
 
 
 # -- on the client -------------------------------------------------------------------------
@@ -206,6 +222,7 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
 
     from ..cluster import worker_addresses  # noqa: PLC0415
 
+    t_begin = time.perf_counter()
     client = PG.client
     PG.ensure_shards()
     placement = list(PG.workers)
@@ -221,6 +238,12 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
                              timeout, uid, key=f"{program.name}-spmd-p{q}-{run}", workers=[placement[q]],
                              allow_other_workers=False, pure=False, retries=0)
                for q in range(p)]
+    # submitted now, so each runs on its worker as soon as its main task ends (no extra round trip)
+    parts = [0] if program.replicated_result else range(p)
+    results = [client.submit(_take_result, futures[q], run, q, pure=False, workers=[placement[q]],
+                             key=f"{program.name}-spmd-result-p{q}-{run}") for q in parts]
+    t_submit = time.perf_counter()
+    ok = False
     try:
         checked = time.monotonic()
         while True:
@@ -252,18 +275,23 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
                                     f"{type(exc).__name__ + ': ' + str(exc) if exc else f.status}") from None
             if not pending:
                 break
-        records = client.submit(_second, futures[0], pure=False).result()
-        parts = [futures[0]] if program.replicated_result else futures
-        results = [client.submit(_first, f, pure=False, workers=[placement[q]]) for q, f in enumerate(parts)]
+        summaries = client.gather(futures)
+        ok = True
     finally:
-        client.cancel([f for f in futures if not f.done()])
-        try:
-            client.run(_drop_run, run=run)
-        except Exception:  # noqa: BLE001 - cleanup must not hide the real error
-            pass
+        if not ok:  # stop the other tasks, drop what they left in the mailboxes and result stashes
+            client.cancel([f for f in futures if not f.done()] + results)
+            try:
+                client.run(_drop_run, run=run)
+            except Exception:  # noqa: BLE001 - cleanup must not hide the real error
+                pass
+    records, phases = summaries[0]
+    t_done = time.perf_counter()
+    worst = {k: max(s[1][k] for s in summaries) for k in phases}
+    timing = {"launch_s": (t_done - t_submit) - worst["init_s"] - worst["loop_s"] - worst["final_s"],
+              "submit_s": t_submit - t_begin, **worst}
     for record in records:
         record["transport"] = transport
     if on_step is not None:
         for record in records:
             on_step(record)
-    return results, records  # results stay on the workers until the Result is read
+    return results, records, timing  # results stay on the workers until the Result is read
