@@ -12,7 +12,7 @@ timeout 200 python3 -m pytest -q -m multigpu tests/test_multigpu.py -k "not ucx"
   -W ignore 2>&1 | tail -20 > "$out/pytest-multigpu.log"
 CUDA_VISIBLE_DEVICES=0 timeout 100 python3 -m pytest -q -m gpu tests/test_sssp.py tests/test_gpu_algorithms.py \
   -k "auto_delta or fused_kernels or sssp" -p no:cacheprovider --tb=short -W ignore 2>&1 | tail -20 > "$out/pytest-gpu.log"
-tail -1 "$out/pytest-multigpu.log" "$out/pytest-gpu.log"
+tail -n 1 "$out/pytest-multigpu.log" "$out/pytest-gpu.log"
 b() { echo "\$ dgraph bench $*"; timeout 150 python3 -m dgraph.cli bench "$@" 2>&1 | quiet; }
 {
   CUDA_VISIBLE_DEVICES=0,1 b bfs --generate rmat:scale=24 --backend cupy --partitions 2 --executor spmd --transport nccl --repeat 5
