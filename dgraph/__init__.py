@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 
 from .errors import (BackendError, DGraphError, ExecutorError, FileFormatError, GraphTooLargeError, InputError,
-                     MissingFileError, OutputExistsError, VertexNotFoundError, WorkerLostError)
+                     MissingFileError, OutputExistsError, PipelineError, VertexNotFoundError, WorkerLostError)
 from .graph import Graph, from_edges
 
 __version__ = "0.1.0"
@@ -36,6 +36,8 @@ _LAZY = {
     "lcc": ("dgraph.algorithms.lcc", "lcc"),
     "triangle_count": ("dgraph.algorithms.triangles", "triangle_count"),
     "Result": ("dgraph.engine.result", "Result"),
+    "Pipeline": ("dgraph.pipeline", "Pipeline"),
+    "load_pipeline": ("dgraph.pipeline", "load_pipeline"),
     "PartitionedGraph": ("dgraph.partition.partitioned", "PartitionedGraph"),
     "generate_partitioned": ("dgraph.partition.build", "generate_partitioned"),
     "from_dask_dataframe": ("dgraph.partition.build", "from_dask_dataframe"),
@@ -52,7 +54,7 @@ _LAZY = {
 }
 
 __all__ = ["DGraphError", "InputError", "FileFormatError", "MissingFileError", "OutputExistsError",
-           "VertexNotFoundError", "BackendError", "GraphTooLargeError", "ExecutorError", "WorkerLostError", "Graph", "from_edges",
+           "VertexNotFoundError", "PipelineError", "BackendError", "GraphTooLargeError", "ExecutorError", "WorkerLostError", "Graph", "from_edges",
            *_LAZY]
 
 

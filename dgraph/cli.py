@@ -224,6 +224,33 @@ def cmd_bench(args):
     return 0
 
 
+def cmd_run(args):
+    from pathlib import Path  # noqa: PLC0415
+
+    from .pipeline import load_pipeline  # noqa: PLC0415
+
+    p, named = load_pipeline(args.file, args.set or ())
+    results = args.results or named or str(Path("results") / Path(args.file).stem)
+    if args.dry_run:
+        print(p.plan(results))
+        print("dry run: nothing was started, read or written")
+        return 0
+    p.check_outputs(results, args.overwrite)
+    run = p.run(results, overwrite=args.overwrite, progress=not args.quiet)
+    for rec in run.manifest["steps"]:
+        if rec["run"] == "subgraph":
+            print(f"{rec['name']:>12}  subgraph: {rec['vertices']:,} vertices, {rec['edges']:,} edges")
+        else:
+            touched = f", {rec['edges_touched']:,} edges touched" if rec["edges_touched"] else ""
+            print(f"{rec['name']:>12}  {rec['run']}: {rec['supersteps']} supersteps, {rec['time_s'] * 1e3:,.1f} ms"
+                  f"{touched}")
+    for out in run.manifest["outputs"]:
+        print(f"{'output':>12}  {out['from']} -> {out['to']}")
+    plots = [rec["plot"] for rec in run.manifest["steps"] if rec.get("plot")]
+    print(f"{'results':>12}  {Path(results) / 'manifest.json'}; plots: {Path(results) / 'plots'}/ ({len(plots)} PNG)")
+    return 0
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="dgraph", description="Graph analytics on numpy/CuPy and Dask.")
     parser.add_argument("--version", action="version", version=_version())
@@ -246,6 +273,18 @@ def build_parser():
         p.add_argument("--overwrite", action="store_true", help="replace an existing output file")
         _dist_args(p)
         p.set_defaults(func=cmd_algorithm)
+
+    p = sub.add_parser("run", help="run a pipeline file (YAML): steps, outputs, manifest and plots",
+                       description="Run a pipeline file. Input paths are read relative to the file's folder; "
+                                   "output paths (outputs[].to) are relative to the results folder.")
+    p.add_argument("file", help="the pipeline file (.yaml), e.g. pipelines/quickstart.yaml")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="override a value, e.g. steps.rank.iterations=30 or graph.source.scale=12 (repeatable)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and touch nothing")
+    p.add_argument("--results", help="the results folder (default: the file's results: key, else results/<file stem>)")
+    p.add_argument("--overwrite", action="store_true", help="replace existing outputs and an earlier run's results")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("bench", help="benchmarks, printed beside their anchors")
     p.add_argument("algorithm", help="bfs, sssp, pagerank, wcc, cdlp, triangle_count, lcc, bc, or superstep (an "

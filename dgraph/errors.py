@@ -54,3 +54,8 @@ class ExecutorError(DGraphError, RuntimeError):
 
 class WorkerLostError(ExecutorError):
     """A worker holding a partition died during a run; the run was cancelled."""
+
+
+class PipelineError(InputError):
+    """A pipeline file or a Pipeline definition is wrong; the message names the file, line and column
+    of the YAML node (or the step and key) and what is allowed there."""

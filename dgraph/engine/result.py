@@ -130,3 +130,126 @@ class Result:
         t = f", {self.run_time * 1e3:.2f} ms" if self.run_time is not None else ""
         return (f"<dgraph.Result {self.algorithm}: {len(self.vertex):,} vertices, "
                 f"columns {self.columns}, {self.supersteps} supersteps{t}, {self.backend}>")
+
+    # -- notebook display, plots and other data frames ------------------------------------
+    def _title(self) -> str:
+        """One line naming the run: algorithm, its main parameters, size, supersteps and time."""
+        from ..display import fmt_seconds  # noqa: PLC0415
+
+        shown = {k: v for k, v in self.params.items()
+                 if k in ("source", "sources", "direction", "damping", "iterations", "variant") and v is not None}
+        args = ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in shown.items())
+        head = f"{self.algorithm}({args})" if args else self.algorithm
+        where = ""
+        if "partitions" in self.params:
+            where = f", {self.params['partitions']} partitions"
+            if self.params.get("executor"):
+                where += f" ({self.params['executor']})"
+        t = f" in {fmt_seconds(self.run_time)}" if self.run_time is not None else ""
+        return (f"{head}: {self.ids.n:,} vertices, {self.supersteps} supersteps{t}"
+                f"{where}, {self.backend}")
+
+    def plot(self, title=None):
+        """A matplotlib Figure of the supersteps: frontier size (and edges touched) and time per superstep.
+
+        See :func:`dgraph.plots.superstep_figure`; ``fig.savefig(path)`` writes it.
+        """
+        from ..plots import superstep_figure  # noqa: PLC0415
+
+        return superstep_figure(self.stats, title or self._title())
+
+    def _head(self, k):
+        """The first ``k`` rows: ``(vertex ids, {column: numpy values in user ids})``, copying only them."""
+        k = min(int(k), self.ids.n)
+        ids = self.vertex[:k]
+        out = {}
+        for name in self.columns:
+            host = to_numpy(self.raw(name)[:k])
+            if name in self.vertex_columns and not self.ids.identity:
+                labels = self.ids.labels
+                found = host >= 0
+                mapped = np.full(len(host), -1 if labels.dtype.kind in "iu" else None,
+                                 dtype=np.int64 if labels.dtype.kind in "iu" else object)
+                mapped[found] = labels[host[found]]
+                host = mapped
+            out[name] = host
+        return ids, out
+
+    def _repr_html_(self, rows=5):
+        from ..display import (fmt_int, fmt_seconds, html_block, html_fields, html_note,  # noqa: PLC0415
+                               html_table)
+
+        fields = [("algorithm", self.algorithm), ("backend", self.backend)]
+        if "executor" in self.params:
+            fields.append(("executor", self.params["executor"]))
+        if "partitions" in self.params:
+            fields.append(("partitions", self.params["partitions"]))
+        other = {k: v for k, v in self.params.items() if k not in ("executor", "partitions")}
+        if other:
+            fields.append(("parameters", ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}"
+                                                   for k, v in other.items())))
+        fields.append(("vertices", fmt_int(self.ids.n)))
+        fields.append(("run time", fmt_seconds(self.run_time)))
+        if self.phases:
+            fields.append(("phases", ", ".join(f"{k.removesuffix('_s')} {fmt_seconds(v)}"
+                                               for k, v in self.phases.items())))
+        fields.append(("supersteps", fmt_int(self.supersteps)))
+        if any("edges" in s for s in self._stats):
+            fields.append(("edges touched", fmt_int(self.edges_touched)))
+
+        ids, head = self._head(rows)
+        names = list(head)
+        table = html_table(["vertex", *names], [[ids[i], *(head[c][i] for c in names)] for i in range(len(ids))])
+        more = self.ids.n - len(ids)
+        shown = html_note(f"first {len(ids)} of {self.ids.n:,} rows" if more > 0 else f"{len(ids)} rows")
+
+        steps = ""
+        if self._stats:
+            times = [s.get("time_s") for s in self._stats]
+            total = sum(t for t in times if t is not None)
+            key = next((c for c in ("phase", "direction") if any(c in s for s in self._stats)), None)
+            summary = [["all", self.supersteps, fmt_seconds(total)]]
+            if key is not None:
+                groups = {}
+                for s in self._stats:
+                    g = groups.setdefault(str(s.get(key, "–")), [0, 0.0])
+                    g[0] += 1
+                    g[1] += s.get("time_s") or 0.0
+                if len(groups) > 1 or key == "phase":
+                    summary += [[f"{key} {name}", n, fmt_seconds(t)] for name, n, t in
+                                ((name, g[0], g[1]) for name, g in groups.items())]
+            steps = html_table(["supersteps", "count", "total time"], summary, align=["l", "r", "r"])
+        return html_block("dgraph.Result", self.algorithm, html_fields(fields), table, shown, steps)
+
+    def to_dask(self, npartitions=None):
+        """The columns as a dask DataFrame (from :meth:`to_pandas`; ``npartitions`` defaults to the run's
+        partition count, or 1)."""
+        import dask.dataframe as dd  # noqa: PLC0415
+
+        df = self.to_pandas()
+        if npartitions is None:
+            npartitions = int(self.params.get("partitions", 1) or 1)
+        npartitions = max(1, min(int(npartitions), max(len(df), 1)))
+        return dd.from_pandas(df, npartitions=npartitions)
+
+    def to_cudf(self):
+        """The columns as a cudf DataFrame (GPU columns stay on the GPU); needs RAPIDS cuDF."""
+        from ..errors import BackendError  # noqa: PLC0415
+
+        try:
+            import cudf  # noqa: PLC0415
+        except ImportError as exc:
+            raise BackendError(
+                f"Result.to_cudf: cudf is not installed ({exc}); install RAPIDS cuDF for your CUDA version, "
+                "e.g. `pip install cudf-cu13 --extra-index-url=https://pypi.nvidia.com` (cudf-cu12 for CUDA 12), "
+                "or use Result.to_pandas()") from None
+        except Exception as exc:  # installed but unusable (no GPU, driver mismatch)
+            raise BackendError(f"Result.to_cudf: cudf is installed but could not be imported: {exc}") from None
+        import pandas as pd  # noqa: PLC0415
+
+        data = {"vertex": self.vertex}
+        for name in self.columns:
+            data[name] = self.column(name)
+        data = {k: pd.Series(v) if isinstance(v, np.ndarray) and v.dtype.kind in "OUS" else v
+                for k, v in data.items()}
+        return cudf.DataFrame(data)

@@ -173,6 +173,13 @@ class Graph:
     def drop_self_loops(self) -> "Graph":
         return self if self.num_self_loops == 0 else self._rebuild(self_loops=False)
 
+    def subgraph(self, vertices, name=None):
+        """The subgraph induced by ``vertices`` (user ids, or a boolean mask over ``self.vertex_ids()``
+        order): the kept vertices with their ids and weights, and every edge between them."""
+        from .subgraph import induced_subgraph  # noqa: PLC0415
+
+        return induced_subgraph(self, vertices, name=name)
+
     def partition(self, num_parts, method="range", *, client=None, backend=None, seed=0, plan=None):
         """Split into ``num_parts`` shards: a :class:`~dgraph.partition.partitioned.PartitionedGraph`.
 
@@ -209,6 +216,47 @@ class Graph:
             "backend": self.backend,
             "ids": "0..n-1" if self.ids.identity else f"renumbered ({self.ids.labels.dtype})",
         }
+
+    #: above this many stored arcs the notebook view skips counts that scan the edges (self loops,
+    #: isolated vertices of a directed graph) unless already known
+    _REPR_SCAN_ARCS = 200_000_000
+
+    def _id_kind(self) -> str:
+        if self.ids.identity:
+            return "integers 0..n-1"
+        kind = "strings" if self.ids.labels.dtype.kind in "US" else "integers"
+        return f"{kind}, renumbered"
+
+    def _repr_html_(self):
+        from ..display import fmt_int, fmt_num, html_block, html_fields, html_note  # noqa: PLC0415
+
+        n, xp = self.num_vertices, self.xp
+        scan = self.num_arcs <= self._REPR_SCAN_ARCS
+        fields = [("vertices", fmt_int(n)),
+                  ("edges", fmt_int(self.num_edges) + ("" if self.directed else f" ({self.num_arcs:,} arcs stored)")),
+                  ("directed", self.directed),
+                  ("weighted", self.weighted if not self.weighted else f"True ({self.weights.dtype})"),
+                  ("backend", self.backend),
+                  ("vertex ids", self._id_kind())]
+        if n:
+            first = self.ids.user_array()[:5]
+            fields.append(("first ids", ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in first)
+                           + (", …" if n > len(first) else "")))
+            deg = self.out_degree()
+            fields.append(("out-degree", f"min {fmt_int(deg.min())}, mean {fmt_num(float(deg.mean()), 3)}, "
+                                         f"max {fmt_int(deg.max())}"))
+            if scan or "isolated" in self._cache:
+                if "isolated" not in self._cache:
+                    touched = deg > 0
+                    if self.directed and len(self.indices):
+                        touched[self.indices] = True  # a target has an in-edge
+                    self._cache["isolated"] = n - int(xp.count_nonzero(touched))
+                fields.append(("isolated vertices", fmt_int(self._cache["isolated"])))
+        if scan or "self_loops" in self._cache:
+            fields.append(("self loops", fmt_int(self.num_self_loops)))
+        note = "" if scan else html_note(f"self loops / isolated vertices not counted (over "
+                                         f"{self._REPR_SCAN_ARCS:,} arcs)")
+        return html_block("dgraph.Graph", repr(self.name) if self.name else "", html_fields(fields), note)
 
     def __repr__(self):
         kind = "directed" if self.directed else "undirected"

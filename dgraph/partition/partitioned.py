@@ -70,11 +70,79 @@ class PartitionedGraph:
             return list(self.shards)
         return self.client.gather(list(self.shards))
 
+    #: seconds the notebook view waits for the per-shard sizes of a distributed graph
+    _REPR_TIMEOUT_S = 5.0
+
+    def _shard_sizes(self):
+        """``([(rows, arcs, bytes)] per partition, None)`` or ``(None, reason)``.
+
+        Local shards are read here; distributed shards each send three numbers
+        back (tiny tasks run where the shard is, one gather): no shard leaves
+        its worker.
+        """
+        if self.client is None:
+            return [(s.num_rows, s.num_arcs, s.nbytes()) for s in self.shards], None
+        try:
+            from distributed import wait  # noqa: PLC0415
+
+            futs = [self.client.submit(_shard_size_task, f, workers=[w] if w else None, pure=False)
+                    for f, w in zip(self.shards, self.workers or [None] * len(self.shards))]
+            wait(futs, timeout=self._REPR_TIMEOUT_S)
+            return self.client.gather(futs), None
+        except Exception as exc:  # a lost worker or a slow cluster must not break the display
+            return None, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+    def _repr_html_(self):
+        from ..display import (fmt_bytes, fmt_int, fmt_num, fmt_share, html_block, html_fields,  # noqa: PLC0415
+                               html_note, html_table)
+
+        p = self.num_parts
+        owned = [int(v) for v in self.plan.sizes()]
+        sizes, why = self._shard_sizes()
+        arcs = [a for _, a, _ in sizes] if sizes else None
+        total = sum(arcs) if arcs else (self.num_arcs or 0)
+        workers = self.workers or ["(this process)"] * p
+        rows = []
+        for q in range(p):
+            a = arcs[q] if arcs else None
+            rows.append([q, workers[q], owned[q], a if a is not None else "?", fmt_share(a, total),
+                         fmt_bytes(sizes[q][2]) if sizes else "?"])
+        table = html_table(["part", "worker", "vertices owned", "edges", "share of edges", "shard size"], rows,
+                           align=["r", "l", "r", "r", "r", "r"])
+
+        def ratio(values):
+            mean = sum(values) / len(values) if values else 0
+            return f"{max(values) / mean:.3f} (max {fmt_int(max(values))} / mean {fmt_num(mean, 4)})" \
+                if mean > 0 else "1.000"
+
+        where = (f"{len(set(self.workers))} workers, distributed" if self.workers else "this process (client=False)")
+        fields = [("vertices", fmt_int(self.num_vertices)), ("partitions", f"{p} ({self.plan.method})"),
+                  ("shards in", where), ("directed", self.directed), ("weighted", self.weighted),
+                  ("backend", self.backend)]
+        if self.num_arcs is not None:
+            fields.append(("arcs stored", fmt_int(self.num_arcs)))
+        if arcs:
+            fields.append(("edge balance", ratio(arcs)))
+        fields.append(("vertex balance", ratio(owned)))
+        notes = []
+        if not self.directed:
+            notes.append("edges: out-arcs held by each shard (an undirected edge is stored in both directions)")
+        if why:
+            notes.append(f"shard edge counts unavailable: {why}")
+        subtitle = repr(self.name) if self.name else ""
+        return html_block("dgraph.PartitionedGraph", subtitle, html_fields(fields), table,
+                          *(html_note(t) for t in notes))
+
     def __repr__(self):
         where = f"on {len(set(self.workers))} workers" if self.workers else "in this process"
         nm = f"{self.name!r}, " if self.name else ""
         return (f"<dgraph.PartitionedGraph {nm}{self.num_vertices:,} vertices, {self.num_parts} partitions "
                 f"({self.plan.method}) {where}, {self.backend}>")
+
+
+def _shard_size_task(shard):
+    """``(owned rows, out-arcs, bytes)`` of a shard, computed where it lives."""
+    return shard.num_rows, shard.num_arcs, shard.nbytes()
 
 
 def _to_backend_task(shard, backend):

@@ -1,0 +1,299 @@
+"""Running a :class:`~dgraph.pipeline.pipeline.Pipeline`: the cluster, the graph, the steps in order,
+then the outputs, the per-step plots and ``manifest.json`` in the results folder.
+
+Nothing is written until every step has succeeded, and every file is
+written atomically, so a failed run leaves the results folder and the
+user's files as they were.  Progress goes to stderr: one live line per
+superstep on a terminal, a line every few seconds otherwise.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import math
+import os
+import platform
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..errors import DGraphError, PipelineError
+from . import checks
+from .describe import describe_cluster, describe_graph
+
+
+class PipelineRun(Mapping):
+    """The results of a run by step name (a Result, or a Graph for a subgraph step), the manifest
+    (``.manifest``, a dict) and the results folder (``.folder``, or None)."""
+
+    def __init__(self, results, manifest, folder):
+        self._results = results
+        self.manifest = manifest
+        self.folder = folder
+
+    def __getitem__(self, name):
+        try:
+            return self._results[name]
+        except KeyError:
+            raise KeyError(f"no step named {name!r}; steps: {', '.join(self._results)}") from None
+
+    def __iter__(self):
+        return iter(self._results)
+
+    def __len__(self):
+        return len(self._results)
+
+    def __repr__(self):
+        steps = ", ".join(f"{s['name']} ({s['run']})" for s in self.manifest["steps"])
+        where = f", results in {self.folder}" if self.folder else ""
+        return f"<PipelineRun {self.manifest['pipeline']['name']}: {steps}{where}>"
+
+
+# -- progress --------------------------------------------------------------------------------------
+
+class Progress:
+    """The on_step callback of one step: a live line on a terminal, a line every ``every`` s elsewhere."""
+
+    def __init__(self, step, show, stream=None, every=2.0):
+        self.step, self.show = step, show
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty() if hasattr(self.stream, "isatty") else False
+        self.every = 0.1 if self.tty else every
+        self.last = 0.0
+        self.count = 0
+
+    def __call__(self, record):
+        self.count += 1
+        if not self.show:
+            return
+        now = time.monotonic()
+        if now - self.last < self.every:
+            return
+        self.last = now
+        bits = [f"superstep {record.get('superstep', self.count - 1)}"]
+        if "frontier" in record:
+            bits.append(f"frontier {int(record['frontier']):,}")
+        if "time_s" in record:
+            bits.append(f"{record['time_s'] * 1e3:.1f} ms")
+        line = f"  {self.step['name']} ({self.step['run']}): " + ", ".join(bits)
+        self.stream.write(("\r\x1b[K" + line) if self.tty else line + "\n")
+        self.stream.flush()
+
+    def close(self):
+        if self.show and self.tty and self.last:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+
+
+# -- pieces ------------------------------------------------------------------------------------------
+
+def _start_cluster(cluster):
+    """(client or None, whether we started it)."""
+    if cluster is None:
+        return None, False
+    if not isinstance(cluster, dict):
+        return cluster, False
+    from ..cluster import connect  # noqa: PLC0415
+
+    kind = cluster.get("kind", "local")
+    target = {"local": None, "cuda": "cuda"}.get(kind, cluster.get("address"))
+    kw = {k: cluster[k] for k in ("workers", "protocol", "threads_per_worker") if k in cluster}
+    client = connect(target, **kw)
+    return client, kind != "address"
+
+
+def _build_graph(p):
+    import dgraph  # noqa: PLC0415
+
+    g = p.graph
+    if not isinstance(g, dict):
+        return g
+    src = dict(g["source"])
+    backend = g.get("backend", "numpy")
+    if "generate" in src:
+        kind = src.pop("generate")
+        return dgraph.generate(kind, directed=bool(g.get("directed", False)), weighted=bool(g.get("weighted", False)),
+                               backend=backend, name=g.get("name"), **src)
+    path = checks.resolve(p.base_dir, src["path"])
+    G = dgraph.read(path, format=src.get("format"), directed=g.get("directed"), weighted=g.get("weighted"),
+                    **(src.get("options") or {}))
+    return G.to(backend)
+
+
+def _subgraph(G, step, done):
+    (key, value), = step["options"].items()
+    if key == "vertices":
+        return G.subgraph(value, name=step["name"])
+    df = done[value].to_pandas()
+    if key == "largest_component_of":
+        sizes = df.groupby("component").size().sort_index()
+        label = sizes.idxmax()  # the first (smallest) label among the largest components
+        keep = df["vertex"][df["component"] == label]
+    elif "depth" in df:
+        keep = df["vertex"][df["depth"] >= 0]
+    else:
+        keep = df["vertex"][df["distance"].map(math.isfinite)]
+    return G.subgraph(keep.to_numpy(), name=step["name"])
+
+
+def _graph_info(G):
+    return {"name": G.name, "vertices": int(G.num_vertices), "edges": int(G.num_edges), "arcs": int(G.num_arcs),
+            "directed": bool(G.directed), "weighted": bool(G.weighted), "backend": G.backend}
+
+
+def _partition_info(PG):
+    sizes = [int(x) for x in PG.plan.sizes()]
+    return {"parts": PG.num_parts, "method": PG.plan.method, "vertices_per_part": sizes,
+            "workers": list(PG.workers) if getattr(PG, "workers", None) else None}
+
+
+def _json_safe(x):
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    if isinstance(x, dict):
+        return {str(k): _json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_safe(v) for v in x]
+    if hasattr(x, "item") and getattr(x, "ndim", 1) == 0:
+        return _json_safe(x.item())
+    return x
+
+
+def _versions():
+    out = {"dgraph": None, "python": platform.python_version()}
+    import dgraph  # noqa: PLC0415
+
+    out["dgraph"] = dgraph.__version__
+    for mod in ("numpy", "scipy", "numba", "pandas", "dask", "distributed", "cupy", "dask_cuda"):
+        m = sys.modules.get(mod)
+        if m is None:
+            try:
+                m = __import__(mod) if mod not in ("cupy", "dask_cuda") else None
+            except Exception:  # noqa: BLE001 - a missing optional package is simply not listed
+                m = None
+        if m is not None:
+            out[mod] = getattr(m, "__version__", "?")
+    return out
+
+
+def _write_json(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(_json_safe(data), f, indent=2)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+# -- the run ---------------------------------------------------------------------------------------
+
+def execute(p, results, *, overwrite=False, progress=None, source_text=None, log=None):
+    from ..cluster import close  # noqa: PLC0415
+
+    folder = Path(results) if results is not None else None
+    show = sys.stderr.isatty() if progress is None else bool(progress)
+    log = log or (lambda line: print(line, file=sys.stderr) if show else None)
+    started_at, t0 = _now(), time.perf_counter()
+    client, started = _start_cluster(p.cluster)
+    try:
+        G = _build_graph(p)
+        log(f"graph: {G.num_vertices:,} vertices, {G.num_edges:,} edges ({time.perf_counter() - t0:.1f} s)")
+        graphs, parted, done, records = {"main": G}, {}, {}, []
+
+        def target(name):
+            if p.partition is None:
+                return graphs[name]
+            if name not in parted:
+                parted[name] = graphs[name].partition(p.partition["parts"], p.partition.get("method", "range"),
+                                                      client=client if client is not None else False,
+                                                      seed=p.partition.get("seed", 0))
+            return parted[name]
+
+        for s in p.steps:
+            on = s["graph"] or "main"
+            t = time.perf_counter()
+            try:
+                if s["run"] == checks.SUBGRAPH:
+                    sub = _subgraph(graphs[on], s, done)
+                    graphs[s["name"]] = done[s["name"]] = sub
+                    rec = {"name": s["name"], "run": s["run"], "graph": on, "options": s["options"],
+                           "vertices": sub.num_vertices, "edges": sub.num_edges,
+                           "wall_s": time.perf_counter() - t}
+                else:
+                    graph = target(on)
+                    tracker = Progress(s, show)
+                    r = checks.algorithm_function(s["run"])(graph, on_step=tracker, **s["options"])
+                    tracker.close()
+                    done[s["name"]] = r
+                    stats = r.stats
+                    rec = {"name": s["name"], "run": s["run"], "graph": on, "options": s["options"],
+                           "time_s": r.run_time, "wall_s": time.perf_counter() - t, "supersteps": r.supersteps,
+                           "edges_touched": r.edges_touched,
+                           "bytes_exchanged": int(stats["bytes_exchanged"].sum()) if "bytes_exchanged" in stats else 0,
+                           "executor": r.params.get("executor", "local"), "partitions": r.params.get("partitions", 1),
+                           "phases": r.phases or None}
+            except PipelineError:
+                raise
+            except DGraphError as e:
+                raise PipelineError(f"{p._where(s['path'])}step {s['name']!r} ({s['run']}) failed: {e}") from None
+            records.append(rec)
+
+        written = _write_outputs(p, done, folder, overwrite)
+        manifest = {
+            "pipeline": {"name": p.name, "file": getattr(p, "source_name", None),
+                         "sha256": hashlib.sha256(source_text.encode()).hexdigest() if source_text else None,
+                         "overrides": list(getattr(p, "overrides", []) or [])},
+            "versions": _versions(), "started": started_at, "finished": _now(),
+            "wall_s": time.perf_counter() - t0,
+            "cluster": None if client is None else {
+                "kind": p.cluster.get("kind", "local") if isinstance(p.cluster, dict) else "client",
+                "description": describe_cluster(p.cluster), "scheduler": client.scheduler.address,
+                "workers": len(client.scheduler_info().get("workers", {})), "dashboard": client.dashboard_link},
+            "graph": {**_graph_info(G), "source": describe_graph(p.graph)},
+            "partition": _partition_info(parted["main"]) if "main" in parted else None,
+            "steps": records,
+            "outputs": written,
+        }
+        if folder is not None:
+            for rec in records:
+                if rec["run"] != checks.SUBGRAPH:
+                    rec["plot"] = str(_plot(done[rec["name"]], rec, folder / "plots" / f"{rec['name']}.png"))
+            _write_json(folder / "manifest.json", manifest)
+        return PipelineRun(done, manifest, folder)
+    finally:
+        if started:
+            close()
+
+
+def _write_outputs(p, done, folder, overwrite):
+    import dgraph  # noqa: PLC0415
+
+    out = []
+    for o, path in p.output_paths(folder):
+        try:
+            written = dgraph.write(done[o["from"]], path, format=o["format"], columns=o["columns"],
+                                   overwrite=overwrite)
+        except DGraphError as e:
+            raise PipelineError(f"{p._where(o['path'])}{e}") from None
+        out.append({"from": o["from"], "to": str(written), "format": o["format"] or written.suffix.lstrip("."),
+                    "bytes": written.stat().st_size})
+    return out
+
+
+def _plot(result, rec, path):
+    from ..plots import save_superstep_plot  # noqa: PLC0415
+
+    title = f"{rec['name']}: {rec['run']} on {rec['graph']} ({rec['supersteps']} supersteps)"
+    return save_superstep_plot(result.stats, path, title)
