@@ -54,6 +54,28 @@ def _say(ax, text, where="center"):
         ax.text(0.99, 0.97, text, transform=ax.transAxes, ha="right", va="top", fontsize=8, color="0.4")
 
 
+_FIGURE = None
+
+
+def _figure_class():
+    """matplotlib's Figure with a PNG rich repr: it shows in Jupyter without pyplot or ``%matplotlib``
+    (where pyplot's inline backend is active, IPython's own Figure formatter is used instead)."""
+    global _FIGURE
+    if _FIGURE is None:
+        import io  # noqa: PLC0415
+
+        from matplotlib.figure import Figure  # noqa: PLC0415
+
+        class SuperstepFigure(Figure):
+            def _repr_png_(self):
+                buf = io.BytesIO()
+                self.savefig(buf, format="png")
+                return buf.getvalue()
+
+        _FIGURE = SuperstepFigure
+    return _FIGURE
+
+
 def superstep_figure(stats, title):
     """A matplotlib Figure of per-superstep stats, in two panels sharing the x axis "superstep".
 
@@ -68,11 +90,10 @@ def superstep_figure(stats, title):
     whose values span more than two decades gets a log y scale (symlog, linear
     below 1, when counts reach 0, so an empty last frontier still shows).
     """
-    from matplotlib.figure import Figure  # noqa: PLC0415
     from matplotlib.ticker import MaxNLocator  # noqa: PLC0415
 
     df = _frame(stats)
-    fig = Figure(figsize=(7.5, 5.5), dpi=110, layout="constrained")
+    fig = _figure_class()(figsize=(7.5, 5.5), dpi=110, layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True)
     fig.suptitle(str(title) if title is not None else "", fontsize=11)
     top.set_ylabel("frontier size")
