@@ -216,9 +216,16 @@ def execute(p, results, *, overwrite=False, progress=None, source_text=None, log
             if p.partition is None:
                 return graphs[name]
             if name not in parted:
-                parted[name] = graphs[name].partition(p.partition["parts"], p.partition.get("method", "range"),
-                                                      client=client if client is not None else False,
-                                                      seed=p.partition.get("seed", 0))
+                PG = graphs[name].partition(p.partition["parts"], p.partition.get("method", "range"),
+                                            client=client if client is not None else False,
+                                            seed=p.partition.get("seed", 0))
+                if show and client is not None and sys.stdout.isatty():  # Dask's bar while shards are placed
+                    from distributed import progress  # noqa: PLC0415
+
+                    log(f"partitioning {name} into {PG.num_parts} shards:")
+                    progress(list(PG.shards), notebook=False)
+                    print(flush=True)
+                parted[name] = PG
             return parted[name]
 
         for s in p.steps:
