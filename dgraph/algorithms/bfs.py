@@ -35,7 +35,7 @@ DIRECTIONS = ("auto", "push", "pull")
 
 class BFSState:
     __slots__ = ("labels", "parents", "frontier", "direction", "level", "m_u", "prev_nf", "out", "counters",
-                 "unset")
+                 "unset", "levels")
 
 
 class BFS(Program):
@@ -68,6 +68,7 @@ class BFS(Program):
         st.direction = "pull" if self.direction == "pull" else "push"
         st.out = None
         st.counters = None
+        st.levels = None
         return st
 
     def initial_report(self, shard, st):
@@ -96,6 +97,40 @@ class BFS(Program):
         claimed, touched, degsum = kernel(shard, st, m_f if whole else None)
         return Contribution(_frontier_payload(shard, claimed, whole),
                             {"count": len(claimed), "edges": touched, "degsum": degsum, "input_frontier": nf})
+
+    def run_steps(self, shard, st, ctx, limit):
+        """Push levels in one GPU launch (one whole-graph CuPy shard, fused kernels), while the
+        frontier stays small and Beamer's rule stays on push; None when the next superstep is not
+        such a level (see :mod:`dgraph.backend.gpu_levels`)."""
+        if shard.num_parts != 1 or shard.xp is np or self.kernels != "fused" or self.direction == "pull":
+            return None
+        from ..backend import gpu_levels  # noqa: PLC0415
+
+        nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
+        if not gpu_levels.enabled() or m_f > gpu_levels.MF_LIMIT or \
+                self.choose_direction(st, shard.n, nf, m_f) != "push":
+            return None
+        rows = _frontier_rows(shard, st)
+        if not gpu_levels.fits(rows, m_f, shard.degree):
+            return None
+        out = _gpu_state(shard, st)  # out[0] is free; the frontier may sit in out[1]
+        if st.levels is None:
+            st.levels = gpu_levels.LevelBuffers()
+        levels, _, recs = gpu_levels.push_levels(
+            shard.indptr, shard.indices, rows, m_f, out, st.out[1], st.labels, st.parents,
+            shard.degree, st.level + 1, limit, st.m_u, self.alpha, self.direction == "auto", st.levels)
+        steps = []
+        for count, degsum, scanned, seconds in recs:
+            steps.append(({"direction": "push", "frontier": count, "edges": scanned, "frontier_edges": degsum},
+                          seconds))
+            st.m_u -= degsum
+            st.prev_nf, nf = nf, count
+        st.level += levels
+        st.direction = "push"
+        if levels % 2 == 0:  # the last level wrote out[1]: make it out[0], the buffer the next step reads
+            st.out.reverse()
+        st.frontier = Frontier(shard.n, ids=st.out[0][:nf])
+        return steps
 
     def receive(self, shard, st, contributions, ctx):
         if len(contributions) == 1:
@@ -197,7 +232,7 @@ def _cpu_pull(shard, st, m_f):
 
     if st.out is None:
         st.out = np.empty(shard.n, dtype=shard.indices.dtype)
-    cindptr, cindices, _ = shard.csc()
+    cindptr, cindices, _ = shard.csc(edge_ids=False)
     k, touched, degsum = cpu_kernels.visit_pull(cindptr, cindices, st.frontier.mask, shard.row_base, shard.rows,
                                                 st.labels, st.parents, st.level, st.out, shard.degree)
     return st.out[:k].copy(), int(touched), int(degsum)
@@ -233,7 +268,7 @@ def _gpu_pull(shard, st, m_f):
     from ..backend import gpu_kernels  # noqa: PLC0415
 
     out = _gpu_state(shard, st)
-    cindptr, cindices, _ = shard.csc()
+    cindptr, cindices, _ = shard.csc(edge_ids=False)
     fmask = st.frontier.mask.view(cp.uint8)
     gpu_kernels.visit_pull(cindptr, cindices, fmask, shard.row_base, shard.rows, st.labels, st.parents,
                            st.level, shard.degree, out, st.counters)
@@ -261,7 +296,7 @@ def _generic_pull(shard, st, m_f):
     """Advance over in-edges of unvisited owned vertices against the frontier bitmap, first hit each."""
     grows = shard.global_rows()
     unvisited = Frontier(shard.num_rows, mask=st.labels[grows] < 0)
-    cindptr = shard.csc()[0]
+    cindptr = shard.csc(edge_ids=False)[0]
     cand = unvisited.ids
     touched = int((cindptr[cand + 1] - cindptr[cand]).sum())
     edges = advance_pull(shard, st.frontier, unvisited)

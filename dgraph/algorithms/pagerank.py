@@ -50,7 +50,7 @@ class PageRank(Program):
         deg = shard.degree.astype(np.float64)
         st["inv_deg"] = xp.where(deg > 0, 1.0 / xp.maximum(deg, 1.0), 0.0)
         st["dangling"] = xp.flatnonzero(shard.degree == 0)
-        st["plan"] = row_sum_plan(shard.csc()[0]) if self.variant == "pull" else None
+        st["plan"] = row_sum_plan(shard.csc(edge_ids=False)[0]) if self.variant == "pull" else None
         st["teleport"] = None if self.teleport is None else xp.asarray(self.teleport, dtype=np.float64)
         return st
 
@@ -64,8 +64,9 @@ class PageRank(Program):
         return step >= self.max_iterations or report["delta"] < self.tol * max(n, 1)
 
     def _base(self, shard, st):
-        """(1-d) t + d D t: the part of every new rank that does not come from in-edges."""
-        dangling_mass = float(st["rank"][st["dangling"]].sum())
+        """(1-d) t + d D t: the part of every new rank that does not come from in-edges (a 0-d
+        array, so a GPU never waits for the dangling mass)."""
+        dangling_mass = st["rank"][st["dangling"]].sum()
         if st["teleport"] is None:
             return ((1.0 - self.d) + self.d * dangling_mass) / max(shard.n, 1)
         return ((1.0 - self.d) + self.d * dangling_mass) * st["teleport"]
@@ -74,7 +75,7 @@ class PageRank(Program):
         xp = shard.xp
         share = st["rank"] * st["inv_deg"]
         if self.variant == "pull":
-            cindptr, cindices, _ = shard.csc()
+            cindptr, cindices, _ = shard.csc(edge_ids=False)
             sums = gather_row_sum(cindptr, cindices, share, plan=st["plan"])
             return Contribution({"sums": sums}, {})
         # push: scatter along the out-edges of the owned vertices into a partial sum over all vertices
@@ -84,6 +85,10 @@ class PageRank(Program):
         return Contribution({"partial": partial}, {})
 
     def receive(self, shard, st, contributions, ctx):
+        return {"delta": float(self._update(shard, st, contributions)), "n": shard.n}
+
+    def _update(self, shard, st, contributions):
+        """The new ranks from every shard's contribution; -> their L1 change (a 0-d array)."""
         xp = shard.xp
         base = self._base(shard, st)
         old = st["rank"]
@@ -94,9 +99,29 @@ class PageRank(Program):
             for c in contributions:  # in partition order: the same sum on every shard
                 sums += to_backend(c.arrays["partial"], xp)
         new = base + self.d * sums
-        delta = float(xp.abs(new - old).sum())
         st["rank"] = new
-        return {"delta": delta, "n": shard.n}
+        return xp.abs(new - old).sum()
+
+    def run_steps(self, shard, st, ctx, limit):
+        """A fixed iteration count on one GPU shard: every iteration queued on the device at once,
+        the L1 changes and per-iteration times (CUDA events) read back once at the end."""
+        if shard.num_parts != 1 or shard.xp is np or self.iterations is None:
+            return None
+        k = min(limit, self.iterations - ctx.step)
+        if k < 2:
+            return None
+        import cupy as cp  # noqa: PLC0415
+
+        marks = [cp.cuda.Event() for _ in range(k + 1)]
+        marks[0].record()
+        deltas = []
+        for i in range(k):
+            deltas.append(self._update(shard, st, [self.superstep(shard, st, ctx)]))
+            marks[i + 1].record()
+        marks[-1].synchronize()
+        deltas = cp.stack(deltas).get()
+        return [({"delta": float(deltas[i]), "n": shard.n}, cp.cuda.get_elapsed_time(marks[i], marks[i + 1]) * 1e-3)
+                for i in range(k)]
 
     def finish(self, shard, st):
         return {"pagerank": st["rank"]}

@@ -14,6 +14,10 @@ A Program is written once, per shard (see :mod:`dgraph.partition.shard`):
   no extra reduction.
 - ``converged(report, step) -> bool`` and ``finish(shard, state) -> {column: array}``
   (the shard's owned vertices, or all vertices when ``replicated_result``).
+- optionally ``run_steps(shard, state, ctx, limit) -> [(report, seconds), ...]``:
+  several supersteps in one call, for the ``local`` executor on one shard
+  (no exchange between them): a GPU runs the levels of a deep graph
+  without returning to the host.  None runs the ordinary superstep.
 - optionally ``final_contribution(shard, state)`` and ``final_receive(shard,
   state, contributions)``: one more exchange after convergence, for state
   that is cheaper to reconcile once than every superstep (BFS parents).
@@ -70,6 +74,10 @@ class Program:
 
     def finish(self, shard, state) -> dict:
         raise NotImplementedError
+
+    def run_steps(self, shard, state, ctx: StepContext, limit: int):
+        """Up to ``limit`` supersteps at once on a single shard: a list of (report, seconds), or None."""
+        return None
 
     def final_contribution(self, shard, state):
         """What to exchange once after the last superstep (None: nothing)."""
