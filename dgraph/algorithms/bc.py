@@ -174,7 +174,7 @@ class BC(Program):
             edges = len(nkey)
             if L > 0:  # sigma of the owned level-L vertices: pull over in-edges from level L-1
                 if shard.directed:
-                    cindptr, cindices, _ = shard.csc()
+                    cindptr, cindices, _ = shard.csc(edge_ids=False)
                     _, pkey = self._neighbor_keys(shard, cindptr, cindices, keys, rows)
                     edges += len(pkey)
                 else:  # the in-edges are the out-edges

@@ -103,7 +103,7 @@ class CDLP(Program):
         if self._fused(shard):
             from ..backend import cpu_cdlp  # noqa: PLC0415
 
-            cindptr, cindices, _ = shard.csc() if shard.directed else (shard.indptr, shard.indices, None)
+            cindptr, cindices, _ = shard.csc(edge_ids=False) if shard.directed else (shard.indptr, shard.indices, None)
             size = cpu_cdlp.scratch_size(shard.indptr, shard.indices, cindptr, shard.directed, not shard.directed,
                                          shard.row_base, shard.rows)
             return {"label": np.arange(shard.n, dtype=vdt), "cindptr": cindptr, "cindices": cindices,
@@ -112,7 +112,7 @@ class CDLP(Program):
         rows = [row_ids(shard.indptr)]
         nbrs = [shard.indices]
         if shard.directed:
-            cindptr, csources, _ = shard.csc()
+            cindptr, csources, _ = shard.csc(edge_ids=False)
             rows.append(row_ids(cindptr))
             nbrs.append(csources)
         else:

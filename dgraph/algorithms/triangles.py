@@ -135,7 +135,7 @@ class TriangleProgram(Program):
         out = keys(shard.indptr, shard.indices)
         st = {"mult": None}
         if shard.directed:
-            cindptr, csources, _ = shard.csc()
+            cindptr, csources, _ = shard.csc(edge_ids=False)
             both = xp.sort(xp.concatenate([out, keys(cindptr, csources)]))
             first = group_starts(both)
             okeys = both[first]

@@ -591,7 +591,7 @@ def cupy_spmv_pagerank_ms(G, rank, damping, iterations, repeat):
 
     Gd = G.to("cupy")
     n = Gd.num_vertices
-    indptr, indices, _ = Gd.csc()
+    indptr, indices, _ = Gd.csc(edge_ids=False)
     AT = csp.csr_matrix((cp.ones(len(indices), dtype=cp.float64), indices, indptr), shape=(n, n))
     deg = Gd.out_degree()
 

@@ -72,7 +72,7 @@ def spmv_bfs_ms(G, source_internal, repeat):
 
     Gd = G.to("cupy")
     n = Gd.num_vertices
-    indptr, indices, _ = Gd.csc()
+    indptr, indices, _ = Gd.csc(edge_ids=False)
     AT = csp.csr_matrix((cp.ones(len(indices), dtype=cp.float32), indices, indptr), shape=(n, n))
 
     def run():
@@ -140,6 +140,7 @@ def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, an
         "backend": backend,
         "vertices": G.num_vertices,
         "edges": G.num_edges,
+        "arcs": G.num_arcs,
         "source": src,
         "direction": direction,
         "repeat": repeat,

@@ -39,5 +39,5 @@ def graph_bytes(G) -> int:
     """Bytes held by the graph's arrays (CSR, weights, and the CSC when built)."""
     arrays = [G.indptr, G.indices, G.weights]
     if G._csc is not None:
-        arrays += list(G._csc)
+        arrays += [a for a in G._csc if a is not None]
     return int(sum(a.nbytes for a in arrays if a is not None))

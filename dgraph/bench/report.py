@@ -11,6 +11,10 @@ def _bytes(b):
     return str(b)
 
 
+#: issue 5's device-memory budget for a BFS on one GPU (graph included)
+BUDGET_PER_ARC, BUDGET_PER_VERTEX = 12, 16
+
+
 def format_report(fig: dict) -> str:
     lines = [
         f"bfs on {fig['graph']}: {fig['vertices']:,} vertices, {fig['edges']:,} edges, "
@@ -21,6 +25,12 @@ def format_report(fig: dict) -> str:
     ]
     if fig.get("peak_run_bytes") is not None:
         lines.append(f"  memory      {_bytes(fig['peak_run_bytes']):>10}    peak during runs; graph {_bytes(fig['graph_bytes'])}")
+        if fig.get("arcs"):
+            total = fig["peak_run_bytes"] + fig["graph_bytes"]
+            budget = BUDGET_PER_ARC * fig["arcs"] + BUDGET_PER_VERTEX * fig["vertices"]
+            lines.append(f"  per arc     {total / fig['arcs']:10.2f} B    graph + run peak per stored arc; budget "
+                         f"{BUDGET_PER_ARC} B/arc + {BUDGET_PER_VERTEX} B/vertex = {_bytes(budget)}: "
+                         f"{'within' if total <= budget else 'over'} ({total / budget:.2f}x)")
     if fig.get("partitions"):
         ex = fig["exchange"] + (f":{fig['fanout']}" if fig["exchange"] == "butterfly" else "")
         lines.insert(1, f"  partitions  {fig['partitions']:10d}      ({fig['method']}), executor {fig['executor']} "

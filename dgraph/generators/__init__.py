@@ -86,6 +86,11 @@ def generate(kind, *, backend="numpy", seed=0, directed=False, weighted=False, n
     wspec = parse_weights(bool(weighted), params)
     p = mod.parse(params)
     xp = get_xp(backend)
+    if xp is not np:
+        from ..backend.device_memory import build_bytes, require  # noqa: PLC0415
+
+        require(build_bytes(mod.size(p)[1], directed, wspec is not None),
+                f"generate({kind_name!r}, {', '.join(f'{k}={v}' for k, v in sorted(params.items()))})")
     src, dst, n, default_name = mod.edges(xp, seed, p, chunk=chunk)
     w = None
     if wspec is not None:

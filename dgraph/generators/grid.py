@@ -60,6 +60,12 @@ def grid_edges(xp, rows, cols):
     return src, dst
 
 
+def size(p):
+    """(vertices, edges)."""
+    r, c = p["rows"], p["cols"]
+    return r * c, r * (c - 1) + c * (r - 1)
+
+
 def edges(xp, seed, p, chunk=None):
     """``(src, dst, n, name)`` for :func:`dgraph.generators.generate`."""
     src, dst = grid_edges(xp, p["rows"], p["cols"])

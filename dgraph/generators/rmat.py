@@ -161,6 +161,12 @@ def default_chunk(xp):
     return 1 << 16 if xp is np else 1 << 24
 
 
+def size(p):
+    """(vertices, edges generated) before duplicates are collapsed."""
+    n = 1 << p["scale"]
+    return n, p["edgefactor"] * n
+
+
 def edges(xp, seed, p, chunk=None):
     """``(src, dst, n, name)`` for :func:`dgraph.generators.generate`."""
     src, dst = rmat_edges(xp, p["scale"], edgefactor=p["edgefactor"], a=p["a"], b=p["b"], c=p["c"],

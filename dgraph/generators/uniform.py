@@ -59,6 +59,11 @@ def uniform_edges(xp, n, m, *, seed=0, start=0, stop=None, chunk=None):
     return src, dst
 
 
+def size(p):
+    """(vertices, edges generated) before duplicates are collapsed."""
+    return p["n"], p["m"]
+
+
 def edges(xp, seed, p, chunk=None):
     """``(src, dst, n, name)`` for :func:`dgraph.generators.generate`."""
     src, dst = uniform_edges(xp, p["n"], p["m"], seed=seed, chunk=chunk)

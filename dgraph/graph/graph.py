@@ -79,30 +79,38 @@ class Graph:
     def in_degree(self):
         if not self.directed:
             return self.out_degree()
-        indptr, _, _ = self.csc()
+        indptr, _, _ = self.csc(edge_ids=False)
         return indptr[1:] - indptr[:-1]
 
     # -- layouts ---------------------------------------------------------------
-    def csc(self):
-        """In-edges: ``(indptr, indices, edge_ids)``; edge_ids index this graph's CSR arrays.
+    def csc(self, edge_ids=True):
+        """In-edges: ``(indptr, indices, edge_ids)``; edge_ids index this graph's CSR arrays
+        (``None`` with ``edge_ids=False``: traversals that need no weights keep 4 bytes an arc less).
 
         Built once and cached (needed by pull advance).  For an undirected
         graph the CSC is the CSR itself.
         """
         if not self.directed:
-            xp = self.xp
             return self.indptr, self.indices, None
-        if self._csc is None:
+        if self._csc is None or (edge_ids and self._csc[2] is None):
             xp = self.xp
             n = self.num_vertices
-            src = row_ids(self.indptr)
-            dst = self.indices.astype(np.int64)
-            order = xp.argsort(dst * max(n, 1) + src)
-            counts = xp.bincount(dst, minlength=n) if len(dst) else xp.zeros(n, np.int64)
+            if xp is not np:
+                from ..backend.device_memory import CSC_BUILD_BYTES_PER_ARC, require  # noqa: PLC0415
+
+                require(CSC_BUILD_BYTES_PER_ARC * self.num_arcs, f"the in-edge index (CSC) of graph {self.name or ''} "
+                        f"({self.num_arcs:,} arcs)")
+            # a stable sort by target keeps the CSR's source order within every target: (dst, src) order
+            order = xp.argsort(self.indices, kind="stable") if xp is np else xp.argsort(self.indices)
+            counts = xp.bincount(self.indices, minlength=n) if len(self.indices) else xp.zeros(n, np.int64)
             indptr = xp.zeros(n + 1, dtype=np.int64)
             xp.cumsum(counts, out=indptr[1:])
-            self._csc = (indptr, src[order].astype(self.indices.dtype), order)
-        return self._csc
+            sources = row_ids(self.indptr)[order].astype(self.indices.dtype)
+            eids = order.astype(self.indices.dtype) if edge_ids else None
+            self._csc = (indptr, sources, eids)
+        if edge_ids:
+            return self._csc
+        return self._csc[0], self._csc[1], None
 
     def coo(self):
         """``(src, dst, weights)`` arrays of the stored edges, in CSR order."""
@@ -116,6 +124,11 @@ class Graph:
             return self
         name = backend_name(xp)
         if name not in self._copies:
+            if name == "cupy":
+                from ..backend.device_memory import require  # noqa: PLC0415
+
+                need = sum(a.nbytes for a in (self.indptr, self.indices, self.weights) if a is not None)
+                require(need, f"graph {self.name or ''} ({self.num_vertices:,} vertices, {self.num_arcs:,} arcs)")
             g = Graph(to_backend(self.indptr, xp), to_backend(self.indices, xp),
                       to_backend(self.weights, xp), directed=self.directed, ids=self.ids, name=self.name)
             g._copies[self.backend] = self

@@ -33,6 +33,7 @@ class Shard:
         xp = array_module(indptr)
         self.rows = rows if rows is not None else xp.empty(0, dtype=indices.dtype)
         self._csc = csc
+        self._graph = None  # the Graph a whole-graph shard views (its CSC edge ids are built on demand)
         self.degree = degree
         self._local_of = None
         # where every partition's owned vertices sit: (bounds, order), see plan_layout
@@ -92,11 +93,14 @@ class Shard:
             target[self.part_vertices(q)] = to_backend(c.arrays[name], xp)
         return target
 
-    def csc(self):
-        """In-edges of the owned vertices: ``(indptr, sources, edge ids or None)``."""
+    def csc(self, edge_ids=True):
+        """In-edges of the owned vertices: ``(indptr, sources, edge ids)`` (edge ids None for an
+        undirected graph, or with ``edge_ids=False``)."""
         if not self.directed:
             return self.indptr, self.indices, None
-        return self._csc
+        if edge_ids and self._csc[2] is None and self._graph is not None:  # the whole graph's, built on demand
+            self._csc = self._graph.csc()
+        return self._csc if edge_ids else (self._csc[0], self._csc[1], None)
 
     def nbytes(self) -> int:
         arrays = [self.indptr, self.indices, self.weights, self.rows, self.degree]
@@ -109,6 +113,10 @@ class Shard:
         xp = get_xp(backend)
         if xp is self.xp:
             return self
+        if backend_name(xp) == "cupy":
+            from ..backend.device_memory import require  # noqa: PLC0415
+
+            require(self.nbytes(), f"partition {self.part} of {self.num_parts} ({self.num_arcs:,} arcs)")
         mv = lambda a: to_backend(a, xp)  # noqa: E731
         csc = None if self._csc is None else tuple(mv(a) for a in self._csc)
         layout = (self.layout[0], mv(self.layout[1]))
@@ -135,9 +143,11 @@ def plan_layout(plan, xp=np):
 
 def whole_graph_shard(G):
     """The whole graph as one shard (what the local executor runs on with one partition)."""
-    csc = G.csc() if G.directed else None
-    return Shard(part=0, num_parts=1, num_vertices=G.num_vertices, directed=G.directed, indptr=G.indptr,
-                 indices=G.indices, weights=G.weights, csc=csc, degree=G.out_degree())
+    csc = G.csc(edge_ids=G._csc is not None and G._csc[2] is not None) if G.directed else None
+    shard = Shard(part=0, num_parts=1, num_vertices=G.num_vertices, directed=G.directed, indptr=G.indptr,
+                  indices=G.indices, weights=G.weights, csc=csc, degree=G.out_degree())
+    shard._graph = G
+    return shard
 
 
 def _slice_rows(indptr, indices, weights, rows, lo, hi):

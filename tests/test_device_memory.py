@@ -1,0 +1,43 @@
+"""GPU memory checks: too large is a GraphTooLargeError with the sizes, raised before allocating."""
+
+import pytest
+
+import dgraph
+from dgraph.backend import device_memory, gpu_available
+
+
+def test_require_passes_when_it_fits():
+    device_memory.require(10, "x", have=(100, 1000))
+
+
+def test_require_names_sizes_and_remedies():
+    with pytest.raises(dgraph.GraphTooLargeError) as e:
+        device_memory.require(3 * 2**30, "generate('rmat', scale=30)", have=(2**30, 80 * 2**30))
+    msg = str(e.value)
+    assert "generate('rmat', scale=30) needs about 3.0 GiB" in msg
+    assert "1.0 GiB free of 80.0 GiB" in msg
+    assert "partition" in msg and "backend='numpy'" in msg
+    assert isinstance(e.value, dgraph.DGraphError) and isinstance(e.value, MemoryError)
+
+
+def test_build_estimate_grows_with_edges_and_weights():
+    small = device_memory.build_bytes(1000, directed=True, weighted=False)
+    assert device_memory.build_bytes(1000, directed=False, weighted=False) > small
+    assert device_memory.build_bytes(1000, directed=True, weighted=True) > small
+    assert device_memory.build_bytes(2000, directed=True, weighted=False) == 2 * small
+
+
+@pytest.mark.gpu
+def test_gpu_refuses_a_graph_it_cannot_hold(monkeypatch):
+    if not gpu_available():
+        pytest.skip("no usable CUDA GPU / CuPy")
+    import cupy as cp
+
+    before = cp.get_default_memory_pool().used_bytes()
+    with pytest.raises(dgraph.GraphTooLargeError, match=r"generate\('rmat', edgefactor=16, scale=34\) needs about"):
+        dgraph.generate("rmat", scale=34, edgefactor=16, backend="cupy")
+    assert cp.get_default_memory_pool().used_bytes() == before  # nothing was allocated
+    G = dgraph.generate("rmat", scale=10, directed=True)
+    monkeypatch.setattr(device_memory, "available", lambda: (1024, 2**30))
+    with pytest.raises(dgraph.GraphTooLargeError, match="arcs"):
+        G.to("cupy")
