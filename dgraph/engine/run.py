@@ -75,13 +75,15 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
         else:
             from .spmd import run_spmd  # noqa: PLC0415
 
-            results, records, phases = run_spmd(program, G, schedule, on_step=on_step,
-                                                max_supersteps=max_supersteps, transport=transport)
+            fetch, records, phases = run_spmd(program, G, schedule, on_step=on_step,
+                                              max_supersteps=max_supersteps, transport=transport)
+            results = None
         if G.distributed and executor != "local":
-            client = G.client
+            if results is not None:  # tasks: Dask futures
+                fetch = (lambda client=G.client, results=results: client.gather(results))
 
-            def columns(results=results, replicated=program.replicated_result):
-                got = client.gather(results)
+            def columns(fetch=fetch, replicated=program.replicated_result):
+                got = fetch()
                 return got[0] if replicated else _assemble(G, got)
         else:
             columns = results[0] if program.replicated_result else _assemble(G, results)

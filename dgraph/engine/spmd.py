@@ -7,22 +7,40 @@ when the cluster uses it, which moves CuPy arrays GPU to GPU), so no
 superstep waits on the scheduler.  Every task computes the same report
 from the same contributions, so convergence needs no extra round trip.
 
-The client watches the run: a task that fails, a peer that stops
-answering (``timeout``), or a worker that leaves the cluster cancels the
-whole run with an :class:`~dgraph.errors.ExecutorError`; running again
-starts from the beginning (lost shards are rebuilt first).
+How a run starts (``DGRAPH_SPMD_LAUNCH``):
+
+- ``direct`` (the default): the client calls every shard's worker straight
+  (Dask's worker RPC, no scheduler); the worker runs the loop in a thread of
+  its own beside the shard it already holds and answers with the records.
+  A run then costs the supersteps plus about one client-worker round trip,
+  instead of the scheduler's task launch and completion messages (some
+  10 ms: Dask batches them).  The results stay on the workers until the
+  Result is read.
+- ``task``: one Dask task per shard (visible in the dashboard as
+  ``bfs-spmd-p0-<run>``), results picked up by tasks queued behind them.
+
+Either way, a failure on one shard, a peer that stops answering
+(``timeout``), or a worker that leaves the cluster cancels the whole run
+with an :class:`~dgraph.errors.ExecutorError`; running again starts from the
+beginning (lost shards are rebuilt first).
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 import threading
 import time
 import uuid
+import weakref
 
 from ..errors import ExecutorError, WorkerLostError
 from .program import Contribution, StepContext
 
 HANDLER = "dgraph_spmd_put"
+RUN, TAKE, DROP = "dgraph_spmd_run", "dgraph_spmd_take", "dgraph_spmd_drop"
+#: how runs start: 'direct' (client -> worker RPC) or 'task' (a Dask task per shard); see the module docstring
+LAUNCH = os.environ.get("DGRAPH_SPMD_LAUNCH", "direct")
 
 
 # -- on the workers ------------------------------------------------------------------------
@@ -33,6 +51,7 @@ class Mailbox:
     def __init__(self):
         self.cond = threading.Condition()
         self.items = {}
+        self.cancelled = set()
 
     def put(self, key, payload):
         with self.cond:
@@ -40,19 +59,31 @@ class Mailbox:
             self.cond.notify_all()
 
     def take(self, key, timeout):
+        """The message under ``key``; None after ``timeout`` s; Cancelled once its run is cancelled."""
         deadline = time.monotonic() + timeout
         with self.cond:
             while key not in self.items:
+                if key[0] in self.cancelled:
+                    raise Cancelled(key[0])
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return None
                 self.cond.wait(min(left, 1.0))
             return self.items.pop(key)
 
+    def cancel(self, run):
+        with self.cond:
+            self.cancelled.add(run)
+            self.cond.notify_all()
+
     def drop_run(self, run):
         with self.cond:
             for key in [k for k in self.items if k[0] == run]:
                 del self.items[key]
+
+
+class Cancelled(Exception):
+    """The run was cancelled while this shard waited for a peer (another shard failed)."""
 
 
 def _mailbox(worker):
@@ -63,20 +94,68 @@ def _mailbox(worker):
 
 
 def _install(dask_worker):
-    """Install the message handler on a worker (idempotent)."""
+    """Install the message and direct-launch handlers on a worker (idempotent)."""
     box = _mailbox(dask_worker)
 
     def put(comm=None, key=None, payload=None):
         box.put(tuple(key), payload)
 
+    async def run(comm=None, key=None, **kw):
+        return await _run_here(dask_worker, key, **kw)
+
+    def take(comm=None, run=None, parts=()):
+        from distributed.protocol import to_serialize  # noqa: PLC0415
+
+        stash = _results(dask_worker)
+        missing = [q for q in parts if (run, q) not in stash]
+        if missing:
+            return {"status": "missing", "parts": missing}
+        return {"status": "OK", "results": [to_serialize(stash.pop((run, q))) for q in parts]}
+
+    def drop(comm=None, run=None):
+        _drop_run(dask_worker, run)
+
     dask_worker.handlers[HANDLER] = put
+    dask_worker.handlers[RUN] = run
+    dask_worker.handlers[TAKE] = take
+    dask_worker.handlers[DROP] = drop
     return dask_worker.address
 
 
 def _drop_run(dask_worker, run):
-    _mailbox(dask_worker).drop_run(run)
+    box = _mailbox(dask_worker)
+    box.cancel(run)
+    box.drop_run(run)
     for key in [k for k in _results(dask_worker) if k[0] == run]:
         del _results(dask_worker)[key]
+
+
+async def _run_here(worker, key, *, program, shard_key, schedule, placement, run, part, max_supersteps, timeout,
+                    nccl_uid):
+    """The direct launch on a worker: the loop in a thread of its own (several shards of one run may
+    share this worker and must run at once); -> the reply the client reads."""
+    shard = worker.data[shard_key] if shard_key in worker.data else None
+    if shard is None:
+        return {"status": "error", "type": "ExecutorError",
+                "message": f"partition {part} is not held by worker {worker.address} (its shard moved or was "
+                           f"released); partition the graph again"}
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+
+    def work():
+        try:
+            out = _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid)
+            from distributed.protocol import to_serialize  # noqa: PLC0415
+
+            reply = {"status": "OK", "records": to_serialize(out[0]), "phases": out[1]}
+        except Cancelled:
+            reply = {"status": "cancelled"}
+        except Exception as exc:  # noqa: BLE001 - sent back to the client, which raises it as ExecutorError
+            reply = {"status": "error", "type": type(exc).__name__, "message": str(exc)}
+        loop.call_soon_threadsafe(done.set_result, reply)
+
+    threading.Thread(target=work, name=f"dgraph-spmd-{run}-p{part}", daemon=True).start()
+    return await done
 
 
 def _to_wire(c):
@@ -89,14 +168,21 @@ def _from_wire(d):
 
 
 def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid=None):
+    """The task launch: one Dask task per shard runs the loop."""
     from distributed import get_worker, secede  # noqa: PLC0415
+
+    secede()  # several shards may share a worker: none may hold its thread slot
+    return _spmd_loop(get_worker(), program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid)
+
+
+def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid):
+    """One shard's whole BSP loop on its worker; -> (records (shard 0), phases).  The result is left
+    in the worker's stash under (run, part)."""
     from distributed.protocol import to_serialize  # noqa: PLC0415
     from distributed.utils import sync  # noqa: PLC0415
 
     from ..exchange import bytes_moved  # noqa: PLC0415
 
-    secede()  # several shards may share a worker: none may hold its thread slot
-    worker = get_worker()
     box = _mailbox(worker)
     q, p = shard.part, shard.num_parts
     sends = [[t for t in rnd if t.src == q] for rnd in schedule.rounds]
@@ -217,29 +303,177 @@ def choose_transport(PG, transport):
 
 
 def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeout=120.0, poll=0.2,
-             transport="auto"):
-    from distributed import wait  # noqa: PLC0415
+             transport="auto", launch=None):
+    """Run ``program`` over the shards of ``PG``; -> (fetch, records, phases).
 
-    from ..cluster import worker_addresses  # noqa: PLC0415
-
+    ``fetch()`` returns every shard's result (shard 0's alone for a replicated result), read from
+    the workers when called."""
     t_begin = time.perf_counter()
     client = PG.client
     PG.ensure_shards()
     placement = list(PG.workers)
     installed = getattr(client, "_dgraph_spmd_installed", set())
-    if not set(placement) <= installed:  # the message handler, once per worker
+    if not set(placement) <= installed:  # the handlers, once per worker
         client.run(_install, workers=sorted(set(placement)))
         client._dgraph_spmd_installed = installed | set(placement)
     run = uuid.uuid4().hex[:12]
-    p = PG.num_parts
     transport = choose_transport(PG, transport)
     uid = _nccl_uid(client, placement) if transport == "nccl" else None
+    parts = [0] if program.replicated_result else list(range(PG.num_parts))
+    args = (program, schedule, placement, run, max_supersteps, timeout, uid)
+    launch = launch or LAUNCH
+    if launch not in ("direct", "task"):
+        raise ExecutorError(f"DGRAPH_SPMD_LAUNCH={launch!r}: expected 'direct' or 'task'")
+    go = _launch_direct if launch == "direct" else _launch_tasks
+    fetch, summaries, t_submit = go(client, PG, parts, poll, *args)
+    records, phases = summaries[0]
+    t_done = time.perf_counter()
+    worst = {k: max(s[1][k] for s in summaries) for k in phases}
+    timing = {"launch_s": (t_done - t_submit) - worst["init_s"] - worst["loop_s"] - worst["final_s"],
+              "submit_s": t_submit - t_begin, **worst}
+    for record in records:
+        record["transport"] = transport
+    if on_step is not None:
+        for record in records:
+            on_step(record)
+    return fetch, records, timing  # results stay on the workers until the Result is read
+
+
+def _lost_worker(client, placement):
+    """WorkerLostError when a worker of ``placement`` left the cluster, else None."""
+    from ..cluster import worker_addresses  # noqa: PLC0415
+
+    lost = sorted(set(placement) - set(worker_addresses(client)))
+    if not lost:
+        return None
+    _NCCL_IDS.pop(tuple(placement), None)
+    client._dgraph_spmd_installed = set()
+    parts = [q for q in range(len(placement)) if placement[q] in lost]
+    return WorkerLostError(f"worker {', '.join(lost)} (partitions {parts}) left the cluster during an spmd run; "
+                           f"the run was cancelled. Run it again: the lost shards are rebuilt on the remaining "
+                           f"workers first")
+
+
+def _drop_everywhere(client, run):
+    try:
+        client.run(_drop_run, run=run)
+    except Exception:  # noqa: BLE001 - cleanup must not hide the real error
+        pass
+
+
+# -- direct launch: client -> worker RPC ------------------------------------------------------
+
+def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid):
+    from distributed import wait  # noqa: PLC0415
+    from distributed.protocol import to_serialize  # noqa: PLC0415
+
+    if not all(f.status == "finished" for f in PG.shards):
+        wait(list(PG.shards))
+    p = PG.num_parts
+    common = dict(program=to_serialize(program), schedule=to_serialize(schedule), placement=placement, run=run,
+                  max_supersteps=max_supersteps, timeout=timeout, nccl_uid=to_serialize(uid))
+
+    async def call(q):
+        return await client.rpc(placement[q]).dgraph_spmd_run(shard_key=PG.shards[q].key, part=q, **common)
+
+    async def all_parts():
+        tasks = [asyncio.ensure_future(call(q)) for q in range(p)]
+        failure = None
+        pending = set(tasks)
+        while pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for t in done:
+                bad = t.exception() is not None or t.result().get("status") != "OK"
+                if bad and failure is None:
+                    failure = t
+                    await _drop_async(client, set(placement), run)  # release the peers waiting on this one
+        return [t.exception() or t.result() for t in tasks]
+
+    t_submit = time.perf_counter()
+    replies = client.sync(all_parts)
+    failed = [(q, r) for q, r in enumerate(replies) if not isinstance(r, dict) or r.get("status") != "OK"]
+    if failed:
+        _drop_everywhere(client, run)
+        lost = _lost_worker(client, placement)
+        if lost is None and any(not isinstance(r, dict) for _, r in failed):
+            time.sleep(poll)  # a broken connection: give the scheduler a moment to see the worker go
+            lost = _lost_worker(client, placement)
+        if lost is not None:
+            raise lost
+        q, r = next(((q, r) for q, r in failed if isinstance(r, dict) and r.get("status") == "error"), failed[0])
+        if isinstance(r, dict) and r.get("type") == "ExecutorError":
+            raise ExecutorError(r["message"])
+        what = f"{r['type']}: {r['message']}" if isinstance(r, dict) and "type" in r else f"{type(r).__name__}: {r}"
+        raise ExecutorError(f"spmd run failed on partition {q} (worker {placement[q]}): {what}")
+    summaries = [(r["records"], r["phases"]) for r in replies]
+    return _DirectResults(client, placement, run, parts), summaries, t_submit
+
+
+class _DirectResults:
+    """Fetches a direct run's results from the workers (once); drops them there if never read."""
+
+    def __init__(self, client, placement, run, parts):
+        self.client, self.placement, self.run, self.parts = client, placement, run, parts
+        self._finalizer = weakref.finalize(self, _forget, client, sorted({placement[q] for q in parts}), run)
+
+    def __call__(self):
+        by_worker = {}
+        for q in self.parts:
+            by_worker.setdefault(self.placement[q], []).append(q)
+
+        async def take():
+            return await asyncio.gather(*[self.client.rpc(addr).dgraph_spmd_take(run=self.run, parts=qs)
+                                          for addr, qs in by_worker.items()])
+
+        try:
+            replies = self.client.sync(take)
+        except Exception as exc:  # noqa: BLE001
+            raise ExecutorError(f"could not read the results of spmd run {self.run} from its workers "
+                                f"({type(exc).__name__}: {exc}); run it again") from None
+        got = {}
+        for (addr, qs), reply in zip(by_worker.items(), replies):
+            if reply.get("status") != "OK":
+                raise ExecutorError(f"the results of spmd run {self.run} are gone from worker {addr} "
+                                    f"(partitions {reply.get('parts')}): that worker restarted; run it again")
+            got.update(zip(qs, reply["results"]))
+        self._finalizer.detach()
+        return [got[q] for q in self.parts]
+
+
+async def _drop_async(client, addresses, run, wait_s=5.0):
+    """Tell ``addresses`` to cancel ``run`` and drop what it left; a worker that does not answer
+    within ``wait_s`` (it may be the one that died) is skipped."""
+    async def one(addr):
+        try:
+            await asyncio.wait_for(client.rpc(addr).dgraph_spmd_drop(run=run), wait_s)
+        except Exception:  # noqa: BLE001
+            pass
+
+    await asyncio.gather(*[one(a) for a in addresses])
+
+
+def _forget(client, addresses, run):
+    """A direct run's Result was dropped unread: tell its workers to drop the results (best effort)."""
+    try:
+        if client.status != "running":
+            return
+
+        client.loop.add_callback(_drop_async, client, addresses, run)
+    except Exception:  # noqa: BLE001 - at interpreter exit the loop may be gone
+        pass
+
+
+# -- task launch: a Dask task per shard --------------------------------------------------------
+
+def _launch_tasks(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid):
+    from distributed import wait  # noqa: PLC0415
+
+    p = PG.num_parts
     futures = [client.submit(_spmd_main, program, PG.shards[q], schedule, placement, run, max_supersteps,
                              timeout, uid, key=f"{program.name}-spmd-p{q}-{run}", workers=[placement[q]],
                              allow_other_workers=False, pure=False, retries=0)
                for q in range(p)]
     # submitted now, so each runs on its worker as soon as its main task ends (no extra round trip)
-    parts = [0] if program.replicated_result else range(p)
     results = [client.submit(_take_result, futures[q], run, q, pure=False, workers=[placement[q]],
                              key=f"{program.name}-spmd-result-p{q}-{run}") for q in parts]
     t_submit = time.perf_counter()
@@ -257,14 +491,9 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
             failed = [f for f in futures if f.status in ("error", "cancelled", "lost")]
             if failed or (pending and time.monotonic() - checked > 1.0):
                 checked = time.monotonic()
-                lost = sorted(set(placement) - set(worker_addresses(client)))
-                if lost:
-                    _NCCL_IDS.pop(tuple(placement), None)
-                    client._dgraph_spmd_installed = set()
-                    parts = [q for q in range(p) if placement[q] in lost]
-                    raise WorkerLostError(f"worker {', '.join(lost)} (partitions {parts}) left the cluster "
-                                          f"during an spmd run; the run was cancelled. Run it again: the lost "
-                                          f"shards are rebuilt on the remaining workers first")
+                lost = _lost_worker(client, placement)
+                if lost is not None:
+                    raise lost
             if failed:
                 f = failed[0]
                 q = futures.index(f)
@@ -280,18 +509,5 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
     finally:
         if not ok:  # stop the other tasks, drop what they left in the mailboxes and result stashes
             client.cancel([f for f in futures if not f.done()] + results)
-            try:
-                client.run(_drop_run, run=run)
-            except Exception:  # noqa: BLE001 - cleanup must not hide the real error
-                pass
-    records, phases = summaries[0]
-    t_done = time.perf_counter()
-    worst = {k: max(s[1][k] for s in summaries) for k in phases}
-    timing = {"launch_s": (t_done - t_submit) - worst["init_s"] - worst["loop_s"] - worst["final_s"],
-              "submit_s": t_submit - t_begin, **worst}
-    for record in records:
-        record["transport"] = transport
-    if on_step is not None:
-        for record in records:
-            on_step(record)
-    return results, records, timing  # results stay on the workers until the Result is read
+            _drop_everywhere(client, run)
+    return (lambda: client.gather(results)), summaries, t_submit

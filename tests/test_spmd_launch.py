@@ -1,0 +1,90 @@
+"""How spmd runs start: the direct launch (client -> worker RPC, the default) and the task launch give
+the same answers; results stay on the workers until read and are dropped when never read; a shard
+that fails releases its peers at once with an error that names it."""
+
+import gc
+import sys
+import time
+
+import cloudpickle
+
+import numpy as np
+import pytest
+
+import dgraph
+from dgraph.algorithms.bfs import BFS
+from dgraph.engine import spmd
+from dgraph.engine.program import Contribution
+from dgraph.errors import ExecutorError
+
+
+def _stashed(client):
+    return sum(client.run(lambda dask_worker: len(getattr(dask_worker, "_dgraph_results", {}))).values())
+
+
+@pytest.mark.parametrize("launch", ["direct", "task"])
+def test_both_launches_equal_local(client, launch, monkeypatch):
+    monkeypatch.setattr(spmd, "LAUNCH", launch)
+    G = dgraph.generate("rmat", scale=8, seed=5, directed=True)
+    for p in (2, 3):
+        PG = G.partition(p, client=client)
+        for algo in (lambda g: dgraph.bfs(g, 0), lambda g: dgraph.wcc(g), lambda g: dgraph.pagerank(g, iterations=5)):
+            got, ref = algo(PG).to_pandas(), algo(G).to_pandas()
+            np.testing.assert_allclose(got.drop(columns="vertex").to_numpy(float),
+                                       ref.drop(columns="vertex").to_numpy(float), rtol=0, atol=1e-12)
+    assert _stashed(client) == 0
+
+
+def test_direct_results_wait_on_the_workers_until_read(client):
+    PG = dgraph.generate("grid", rows=5, cols=9).partition(2, client=client)
+    r = dgraph.bfs(PG, 0, executor="spmd")
+    assert _stashed(client) == 1          # shard 0's replicated result, not fetched yet
+    assert int(r.depth.max()) == 12
+    assert _stashed(client) == 0
+    r2 = dgraph.triangle_count(PG, executor="spmd")  # not replicated: one result per shard
+    assert _stashed(client) == 2
+    del r2
+    gc.collect()
+    deadline = time.monotonic() + 10
+    while _stashed(client) and time.monotonic() < deadline:  # the drop is sent asynchronously
+        time.sleep(0.05)
+    assert _stashed(client) == 0
+
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this test module
+
+
+class _FailsOnOne(BFS):
+    """A BFS whose partition 1 raises in its third superstep."""
+
+    def superstep(self, shard, st, ctx):
+        if shard.part == 1 and ctx.step == 2:
+            raise RuntimeError("boom in partition 1")
+        return super().superstep(shard, st, ctx)
+
+
+def test_a_failing_shard_releases_its_peers_and_names_itself(client):
+    from dgraph.engine.spmd import run_spmd
+    from dgraph.exchange import parse_exchange
+
+    G = dgraph.generate("grid", rows=1, cols=60)
+    PG = G.partition(3, client=client)
+    t = time.perf_counter()
+    with pytest.raises(ExecutorError, match=r"partition 1 .*RuntimeError: boom in partition 1"):
+        run_spmd(_FailsOnOne(0), PG, parse_exchange("butterfly", 2, p=3), timeout=60.0)
+    assert time.perf_counter() - t < 10  # the peers were released, not left to time out
+    r = dgraph.bfs(PG, 0)                 # and the next run is fine
+    assert int(r.depth.max()) == 59
+    assert _stashed(client) == 0
+
+
+def test_unknown_launch_is_a_clear_error(client, monkeypatch):
+    monkeypatch.setattr(spmd, "LAUNCH", "carrier-pigeon")
+    PG = dgraph.generate("grid", rows=3, cols=3).partition(2, client=client)
+    with pytest.raises(ExecutorError, match="DGRAPH_SPMD_LAUNCH='carrier-pigeon'"):
+        dgraph.bfs(PG, 0)
+
+
+def test_contribution_type_survives_the_wire():
+    c = spmd._from_wire(spmd._to_wire(Contribution({"v": np.arange(3)}, {"count": 3})))
+    assert c.counters == {"count": 3} and list(c.arrays["v"]) == [0, 1, 2]
