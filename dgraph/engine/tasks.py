@@ -1,88 +1,117 @@
 """The ``tasks`` executor: every superstep is a Dask task graph.
 
-Per superstep: one kernel task per shard (``bfs-advance-s7-p3``), the
-exchange tasks of the schedule (a merge task per receiver for every round
-but the last, ``bfs-exchange-s7-r0-p3``, and a select task on a sender
-only when it forwards part of what it holds), and one receive task per
-shard (``bfs-receive-s7-p3``) that takes the last round's messages, merges
-everything and produces the superstep's report.  All of it is visible in
-the dashboard.
+Per superstep, one step task per shard (``bfs-step-s7-p3``): it merges what
+every shard contributed in the previous superstep (the receive of superstep
+6, producing its report) and runs this superstep's frontier kernels (the
+advance of superstep 7), returning its report and its contribution.  Between
+the step tasks of two supersteps sit the exchange tasks of the schedule: a
+merge task per receiver for every round but the last
+(``bfs-exchange-s7-r0-p3``), and a select task on a sender only when it
+forwards part of what it holds.  At p = 2, or with all-to-all, a superstep is
+one task level: one scheduler round trip, the floor of this executor.  All
+of it is visible in the dashboard.
 
-A shard's state never leaves its worker: it is the output of that shard's
-previous receive task, read (and updated in place) by the next superstep's
-tasks on the same worker.  Only contributions travel.  Every shard computes
-the same report, so a shard's tasks read their own; the client fetches
-shard 0's report through a tiny task.  Several supersteps are submitted per
-round trip (``lookahead``): a superstep that finds the program already
-converged does nothing.
+A shard's state never leaves its worker: the first task of a run (``init``)
+keeps it in the worker's memory under the run's token, every later task of
+that shard (pinned to the same worker) reads and updates it there, and the
+``finish`` task removes it.  Only reports and contributions travel.  Every
+shard computes the same report; the client fetches shard 0's through a tiny
+task.  Several supersteps are submitted per round trip (``lookahead``): a
+step that finds the program already converged does nothing.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
+from collections import deque
 
 from .program import StepContext
 
 
-def _init(program, shard):
-    """-> (state, report before superstep 0): the shape every receive task returns."""
+def _states():
+    from distributed import get_worker  # noqa: PLC0415
+
+    w = get_worker()
+    box = getattr(w, "_dgraph_task_states", None)
+    if box is None:
+        box = w._dgraph_task_states = {}
+    return box
+
+
+def _init(program, shard, token):
+    """Keep the shard's state on its worker; -> the report before superstep 0 (no contribution yet)."""
     state = program.init(shard)
-    return state, program.initial_report(shard, state)
+    _states()[token, shard.part] = state
+    return {"report": program.initial_report(shard, state), "parts": None}
 
 
-def _superstep(program, shard, prev, step, p):
-    """-> {part: contribution}, None once converged (the state is updated in place)."""
-    state, report = prev
-    if program.converged(report, step):
-        return {shard.part: None}
-    return {shard.part: program.superstep(shard, state, StepContext(step, report, p))}
+def _step(program, shard, token, step, p, schedule, receive_only, mine, *received):
+    """Receive superstep ``step - 1`` (when there was one), then run superstep ``step`` (unless
+    ``receive_only``: the run stops at max_supersteps).
+
+    -> {"report": the report the superstep ran with (after the receive), "parts": {part: contribution}};
+    parts is None once the program has converged (later steps then do nothing)."""
+    report = mine["report"]
+    if mine["parts"] is None and step > 0:  # converged before: nothing to do (the state may be gone)
+        return {"report": dict(report, _skipped=True), "parts": None}
+    state = _states()[token, shard.part]
+    if mine["parts"] is not None:  # superstep step-1 ran: merge every shard's contribution
+        held = _merge(mine, *received)
+        contributions = [held[q] for q in range(p)]
+        from ..exchange import bytes_moved  # noqa: PLC0415
+
+        report = program.receive(shard, state, contributions, StepContext(step - 1, report, p))
+        report["bytes_exchanged"] = bytes_moved(schedule, [c.nbytes() for c in contributions])
+        report["_finished_at"] = time.time()
+    if receive_only or program.converged(report, step):
+        return {"report": report, "parts": None}
+    return {"report": report, "parts": {shard.part: program.superstep(shard, state, StepContext(step, report, p))}}
 
 
 def _select(held, origins):
-    return {o: held[o] for o in origins}
+    return {"report": None, "parts": {o: held["parts"][o] for o in origins}}
 
 
-def _merge(*parts):
-    out = {}
-    for part in parts:
-        out.update(part)
-    return out
+def _merge(*outs):
+    merged = {}
+    for out in outs:
+        merged.update(out["parts"] or {})
+    return merged
 
 
-def _receive(program, shard, prev, step, p, schedule, *parts):
-    """-> (state, report of this superstep)."""
-    state, report = prev
-    held = _merge(*parts)
-    contributions = [held[q] for q in range(p)]
-    if contributions[shard.part] is None:
-        return state, dict(report, _skipped=True)
-    from ..exchange import bytes_moved  # noqa: PLC0415
-
-    new = program.receive(shard, state, contributions, StepContext(step, report, p))
-    new["bytes_exchanged"] = bytes_moved(schedule, [c.nbytes() for c in contributions])
-    new["_finished_at"] = time.time()
-    return state, new
+def _merge_task(*outs):
+    return {"report": None, "parts": _merge(*outs)}
 
 
 def _report(out):
-    return out[1]
+    return out["report"]
 
 
-def _final(program, shard, prev):
-    return {shard.part: program.final_contribution(shard, prev[0])}
+def _final(program, shard, token):
+    return {"report": None, "parts": {shard.part: program.final_contribution(shard, _states()[token, shard.part])}}
 
 
-def _finish(program, shard, prev, p, *parts):
-    state = prev[0]
-    held = _merge(*parts)
+def _finish(program, shard, token, p, *outs):
+    state = _states().pop((token, shard.part))
+    held = _merge(*outs)
     finals = [held[q] for q in range(p)]
     if finals[shard.part] is not None:
         program.final_receive(shard, state, finals)
     return program.finish(shard, state)
 
 
-def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=4):
+def _drop_state(shard, token, after):
+    _states().pop((token, shard.part), None)
+
+
+def _forget(dask_worker, token):
+    box = getattr(dask_worker, "_dgraph_task_states", {})
+    for key in [k for k in box if k[0] == token]:
+        del box[key]
+
+
+def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=8):
     client = PG.client
     p = PG.num_parts
     token = uuid.uuid4().hex[:8]
@@ -90,10 +119,11 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
     shards, workers = PG.shards, PG.workers
 
     def submit(fn, *args, key, q):
-        return client.submit(fn, *args, key=f"{key}-{token}", workers=[workers[q]], pure=False, retries=0)
+        return client.submit(fn, *args, key=f"{key}-{token}", workers=[workers[q]], allow_other_workers=False,
+                             pure=False, retries=0)
 
     def exchange(own, tag):
-        """The schedule as tasks; -> per partition, the futures its consumer merges."""
+        """The schedule as tasks; -> per partition, the futures its consumer merges (its own first)."""
         held = list(own)
         holds = [{q} for q in range(p)]
         parts = [[own[q]] for q in range(p)]
@@ -110,51 +140,76 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
                 if incoming[q]:
                     parts[q] = [held[q], *incoming[q]]
                     if not last:
-                        held[q] = submit(_merge, *parts[q], key=f"{name}-exchange-{tag}-r{k}-p{q}", q=q)
+                        held[q] = submit(_merge_task, *parts[q], key=f"{name}-exchange-{tag}-r{k}-p{q}", q=q)
                         parts[q] = [held[q]]
         return parts
 
-    outs = [submit(_init, program, shards[q], key=f"{name}-init-p{q}", q=q) for q in range(p)]
-    records = []
-    step = 0
-    last_finish = time.time()
-    while True:
-        batch = []
-        for _ in range(lookahead):
-            if max_supersteps is not None and step >= max_supersteps:
-                break
-            own = [submit(_superstep, program, shards[q], outs[q], step, p, key=f"{name}-advance-s{step}-p{q}", q=q)
-                   for q in range(p)]
-            parts = exchange(own, f"s{step}")
-            outs = [submit(_receive, program, shards[q], outs[q], step, p, schedule, *parts[q],
-                           key=f"{name}-receive-s{step}-p{q}", q=q) for q in range(p)]
-            batch.append(submit(_report, outs[0], key=f"{name}-report-s{step}", q=0))
-            step += 1
-        if not batch:
-            break
-        reports = client.gather(batch)
-        done = False
-        for s0, rep in zip(range(step - len(batch), step), reports):
-            if rep.get("_skipped"):
-                done = True
-                break
-            finished = rep.pop("_finished_at")
-            record = {"superstep": s0, **rep, "time_s": finished - last_finish}
-            last_finish = finished
-            records.append(record)
-            if on_step is not None:
-                on_step(record)
-            if program.converged(rep, s0 + 1):
-                done = True
-                break
-        if done or (max_supersteps is not None and step >= max_supersteps):
-            break
-    parts = exchange([submit(_final, program, shards[q], outs[q], key=f"{name}-final-p{q}", q=q)
-                      for q in range(p)], "final")
-    qs = [0] if program.replicated_result else range(p)
-    results = [submit(_finish, program, shards[q], outs[q], p, *parts[q], key=f"{name}-finish-p{q}", q=q)
-               for q in qs]
-    from distributed import wait  # noqa: PLC0415
+    ok = False
+    try:
+        outs = [submit(_init, program, shards[q], token, key=f"{name}-init-p{q}", q=q) for q in range(p)]
+        received = [[] for _ in range(p)]
+        records = []
+        last_finish = time.time()
 
-    wait(results)  # computed; they stay on the workers until the Result is read
+        def submit_step(step, receive_only=False):
+            nonlocal outs, received
+            outs = [submit(_step, program, shards[q], token, step, p, schedule, receive_only, outs[q], *received[q],
+                           key=f"{name}-step-s{step}-p{q}", q=q) for q in range(p)]
+            received = exchange(outs, f"s{step}")  # per shard: its own output or a merge holding it, then the rest
+            return submit(_report, outs[0], key=f"{name}-report-s{step}", q=0)
+
+        def record(superstep, rep):
+            nonlocal last_finish
+            finished = rep.pop("_finished_at")
+            rec = {"superstep": superstep, **rep, "time_s": finished - last_finish}
+            last_finish = finished
+            records.append(rec)
+            if on_step is not None:
+                on_step(rec)
+
+        step = 0
+        done = False
+        in_flight = deque()  # (first step, report futures): two batches ahead of the one being read
+        while not done:
+            while len(in_flight) < 2 and (max_supersteps is None or step < max_supersteps):
+                first, batch = step, []
+                while len(batch) < lookahead and (max_supersteps is None or step < max_supersteps):
+                    batch.append(submit_step(step))
+                    step += 1
+                in_flight.append((first, batch))
+            if not in_flight:
+                break
+            first, batch = in_flight.popleft()
+            # the report of step task s is superstep s-1's, received at the start of step s
+            for s, rep in zip(range(first, first + len(batch)), client.gather(batch)):
+                if rep.get("_skipped"):
+                    done = True
+                    break
+                if s > 0:
+                    record(s - 1, rep)
+                if program.converged(rep, s):
+                    done = True
+                    break
+        if not done:  # stopped at max_supersteps: receive the last superstep that ran
+            rep = client.gather(submit_step(step, receive_only=True))
+            if not rep.get("_skipped") and step > 0:
+                record(step - 1, rep)
+        finals = [submit(_final, program, shards[q], token, key=f"{name}-final-p{q}", q=q) for q in range(p)]
+        parts = exchange(finals, "final")
+        qs = [0] if program.replicated_result else list(range(p))
+        results = [submit(_finish, program, shards[q], token, p, *parts[q], key=f"{name}-finish-p{q}", q=q)
+                   for q in qs]
+        from distributed import fire_and_forget, wait  # noqa: PLC0415
+
+        for q in range(p):
+            if q not in qs:  # shards whose result is not needed: drop their state
+                fire_and_forget(submit(_drop_state, shards[q], token, finals[q], key=f"{name}-drop-p{q}", q=q))
+        wait(results)  # computed; they stay on the workers until the Result is read
+        ok = True
+    finally:
+        if not ok:
+            try:
+                client.run(_forget, token=token)
+            except Exception:  # noqa: BLE001 - cleanup must not hide the real error
+                pass
     return results, records
