@@ -41,6 +41,9 @@ HANDLER = "dgraph_spmd_put"
 RUN, TAKE, DROP = "dgraph_spmd_run", "dgraph_spmd_take", "dgraph_spmd_drop"
 #: how runs start: 'direct' (client -> worker RPC) or 'task' (a Dask task per shard); see the module docstring
 LAUNCH = os.environ.get("DGRAPH_SPMD_LAUNCH", "direct")
+#: DGRAPH_PROFILE=1: every superstep record splits its time into kernel_s, exchange_s and receive_s (each
+#: phase waits for the GPU, so the total grows a little)
+PROFILE = os.environ.get("DGRAPH_PROFILE", "0") == "1"
 
 
 # -- on the workers ------------------------------------------------------------------------
@@ -226,6 +229,16 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     else:
         exchange = exchange_dask
 
+    if PROFILE:
+        wait = shard.xp.cuda.get_current_stream().synchronize if shard.backend == "cupy" else (lambda: None)
+
+        def profile():
+            wait()
+            return time.perf_counter()
+    else:
+        def profile():
+            return None
+
     t_start = time.perf_counter()
     state = program.init(shard)
     report = program.initial_report(shard, state)
@@ -237,13 +250,19 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
         if max_supersteps is not None and step >= max_supersteps:
             break
         ctx = StepContext(step, report, p)
-        contributions = exchange(program.superstep(shard, state, ctx), step)
+        mine = program.superstep(shard, state, ctx)
+        t_kernel = profile()
+        contributions = exchange(mine, step)
+        t_exchange = profile()
         report = program.receive(shard, state, contributions, ctx)
         if q == 0:
             now = time.perf_counter()
             records.append({"superstep": step, **report,
                             "bytes_exchanged": bytes_moved(schedule, [c.nbytes() for c in contributions]),
                             "time_s": now - last})
+            if t_kernel is not None:  # where the superstep's time went (each phase waited for)
+                records[-1].update(kernel_s=t_kernel - last, exchange_s=t_exchange - t_kernel,
+                                   receive_s=profile() - t_exchange)
             last = now
         step += 1
     t_loop = time.perf_counter()
