@@ -35,7 +35,7 @@ DIRECTIONS = ("auto", "push", "pull")
 
 class BFSState:
     __slots__ = ("labels", "parents", "frontier", "direction", "level", "m_u", "prev_nf", "out", "counters",
-                 "unset", "levels")
+                 "unset", "levels", "union", "next_rows")
 
 
 class BFS(Program):
@@ -69,6 +69,8 @@ class BFS(Program):
         st.out = None
         st.counters = None
         st.levels = None
+        st.union = None      # GPU bitmap union buffers of a partitioned run (gpu_frontier)
+        st.next_rows = None  # (owned local rows, their degree sum) of the frontier, when the union gave them
         return st
 
     def initial_report(self, shard, st):
@@ -94,8 +96,10 @@ class BFS(Program):
         backend = "cpu" if shard.xp is np else "gpu"
         kernel = _VISITS[(backend if self.kernels == "fused" else "generic", st.direction)]
         whole = shard.num_parts == 1
-        claimed, touched, degsum = kernel(shard, st, m_f if whole else None)
-        return Contribution(_frontier_payload(shard, claimed, whole),
+        if not whole:
+            m_f = st.next_rows[1] if st.next_rows is not None else None
+        claimed, touched, degsum = kernel(shard, st, m_f)
+        return Contribution(_frontier_payload(shard, st, claimed, whole),
                             {"count": len(claimed), "edges": touched, "degsum": degsum, "input_frontier": nf})
 
     def run_steps(self, shard, st, ctx, limit):
@@ -136,13 +140,21 @@ class BFS(Program):
         if len(contributions) == 1:
             c = contributions[0]
             new, count, degsum = c.arrays["v"], c.counters["count"], c.counters["degsum"]
+        elif st.union is not None:  # GPU: one fused kernel (gpu_frontier)
+            xp = shard.xp
+            parts = [(to_backend(c.arrays["ids"], xp), to_backend(c.arrays["bits"], xp)) for c in contributions]
+            new, degsum, rows, owned_deg = st.union.union(parts, st.labels, st.level, shard.degree)
+            count = len(new)
+            st.next_rows = None if rows is None else (rows, owned_deg)
+            st.frontier = Frontier.with_mask(shard.n, new, st.union.fmask.view(xp.bool_))
         else:
             new = _union(shard, contributions)
             fresh = new[st.labels[new] < 0]
             st.labels[fresh] = st.level
             count = len(new)
             degsum = int(shard.degree[new].sum())
-        st.frontier = Frontier(shard.n, ids=new)
+        if st.union is None:
+            st.frontier = Frontier(shard.n, ids=new)
         st.prev_nf = contributions[0].counters["input_frontier"]
         st.m_u -= degsum
         return {"direction": st.direction, "frontier": count, "edges": sum(c.counters["edges"] for c in contributions),
@@ -176,13 +188,15 @@ class BFS(Program):
 
 # -- what travels between shards --------------------------------------------------------
 
-def _frontier_payload(shard, claimed, whole):
+def _frontier_payload(shard, st, claimed, whole):
     """The vertices a shard claimed: as ids, or as a packed bitmap when that is smaller."""
     if whole:
         return {"v": claimed}
     xp = shard.xp
     if claimed.itemsize * len(claimed) <= shard.n // 8:
         return {"ids": claimed, "bits": xp.empty(0, dtype=np.uint8)}
+    if st.union is not None:
+        return {"ids": xp.empty(0, dtype=claimed.dtype), "bits": st.union.bits(claimed)}
     mask = xp.zeros(shard.n, dtype=bool)
     mask[claimed] = True
     return {"ids": xp.empty(0, dtype=claimed.dtype), "bits": xp.packbits(mask)}
@@ -212,6 +226,8 @@ def _frontier_rows(shard, st):
     ids = st.frontier.ids
     if shard.num_parts == 1:
         return ids.astype(shard.indices.dtype, copy=False)
+    if st.next_rows is not None:  # the GPU union wrote them
+        return st.next_rows[0]
     return shard.local_rows(ids)
 
 
@@ -244,6 +260,11 @@ def _gpu_state(shard, st):
     if st.out is None:
         st.out = [cp.empty(shard.n, dtype=shard.indices.dtype), cp.empty(shard.n, dtype=shard.indices.dtype)]
         st.counters = cp.zeros(4, dtype=cp.uint64)
+        if shard.num_parts > 1:
+            from ..backend.gpu_frontier import FrontierUnion  # noqa: PLC0415
+
+            st.union = FrontierUnion(shard.n, shard.indices.dtype, shard.row_base,
+                                     shard.num_rows if shard.contiguous else 0)
     st.out.reverse()  # double buffer: the new frontier never overwrites the one being read
     st.counters.fill(0)
     return st.out[0]

@@ -20,8 +20,8 @@ from ..errors import GraphTooLargeError
 #: bytes per generated edge at the peak of building a graph on the GPU (measured; rounded up)
 BUILD_BYTES_PER_EDGE = {False: 136, True: 60}   # keyed by directed
 BUILD_WEIGHT_BYTES_PER_EDGE = 64
-#: bytes per arc at the peak of building a directed graph's CSC (the sort's keys, order and scratch)
-CSC_BUILD_BYTES_PER_ARC = 48
+#: bytes per arc of a chunk at the peak of sorting it into the CSC (keys, positions, order, sort scratch)
+CSC_SORT_BYTES_PER_ARC = 48
 
 
 def _fmt(b):
@@ -53,10 +53,19 @@ def require(nbytes, what, *, have=None):
         f"or dgraph.generate_partitioned(...)), or run it on the CPU (backend='numpy')")
 
 
+def csc_build_bytes(num_arcs, num_vertices, edge_ids, itemsize=4):
+    """Peak bytes of building a directed graph's CSC on the GPU (dgraph.graph.csc): the index itself
+    (sources, edge ids, row pointers), the range masks over every arc, and one chunk's sort."""
+    from ..graph.csc import chunk_arcs_for  # noqa: PLC0415
+
+    out = num_arcs * itemsize * (2 if edge_ids else 1) + 16 * (num_vertices + 1)
+    return int(out + 3 * num_arcs + CSC_SORT_BYTES_PER_ARC * min(num_arcs, chunk_arcs_for(num_arcs, None)))
+
+
 def build_bytes(num_edges, directed, weighted):
     """Peak bytes of building a graph of ``num_edges`` input edges on the GPU (an estimate)."""
     per = BUILD_BYTES_PER_EDGE[bool(directed)] + (BUILD_WEIGHT_BYTES_PER_EDGE if weighted else 0)
     return int(num_edges) * per
 
 
-__all__ = ["available", "require", "build_bytes", "CSC_BUILD_BYTES_PER_ARC"]
+__all__ = ["available", "require", "build_bytes", "csc_build_bytes"]

@@ -1,4 +1,5 @@
-"""Peak memory of a run: host bytes via tracemalloc (numpy reports to it), device bytes via CuPy's pool."""
+"""Peak memory of a run: host bytes via tracemalloc (numpy reports to it), device bytes via a CuPy
+memory hook on the pool (allocations minus frees, high-water mark)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,12 @@ def peak_memory(backend):
     if backend == "cupy":
         import cupy as cp  # noqa: PLC0415
 
-        pool = cp.get_default_memory_pool()
+        hook = device_peak_hook()
         cp.cuda.get_current_stream().synchronize()
-        pool.free_all_blocks()
-        before = pool.used_bytes()
-        yield box
+        with hook:
+            yield box
         cp.cuda.get_current_stream().synchronize()
-        # freed blocks stay in the pool, so its total is the high-water mark of the block
-        box["peak_bytes"] = pool.total_bytes() - before
+        box["peak_bytes"] = hook.peak
         return
     started = not tracemalloc.is_tracing()
     if started:
@@ -33,6 +32,31 @@ def peak_memory(backend):
         box["peak_bytes"] = tracemalloc.get_traced_memory()[1] - base
         if started:
             tracemalloc.stop()
+
+
+def device_peak_hook():
+    """A CuPy memory hook (use as ``with hook:``) whose ``peak`` is the high-water mark of bytes taken
+    from the pool while it was on, net of what was given back.
+
+    The pool's own totals include blocks it cannot return (a chunk partly in use), so a difference of
+    pool totals can count hundreds of MiB an earlier step left behind; the hook counts only this block's
+    allocations."""
+    from cupy.cuda import memory_hook  # noqa: PLC0415
+
+    class PeakHook(memory_hook.MemoryHook):
+        name = "DGraphPeakHook"
+
+        def __init__(self):
+            self.now = self.peak = 0
+
+        def malloc_postprocess(self, *args, **kw):
+            self.now += kw["mem_size"] if "mem_size" in kw else args[2]
+            self.peak = max(self.peak, self.now)
+
+        def free_postprocess(self, *args, **kw):
+            self.now -= kw["mem_size"] if "mem_size" in kw else args[1]
+
+    return PeakHook()
 
 
 def graph_bytes(G) -> int:

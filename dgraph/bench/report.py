@@ -25,12 +25,17 @@ def format_report(fig: dict) -> str:
     ]
     if fig.get("peak_run_bytes") is not None:
         lines.append(f"  memory      {_bytes(fig['peak_run_bytes']):>10}    peak during runs; graph {_bytes(fig['graph_bytes'])}")
+        if fig.get("first_run_bytes") is not None:
+            lines.append(f"  first run   {_bytes(fig['first_run_bytes']):>10}    graph + peak of the warm-up run "
+                         f"(CSC build and buffers included)")
         if fig.get("arcs"):
-            total = fig["peak_run_bytes"] + fig["graph_bytes"]
+            total = max(fig["peak_run_bytes"] + fig["graph_bytes"], fig.get("first_run_bytes") or 0)
             budget = BUDGET_PER_ARC * fig["arcs"] + BUDGET_PER_VERTEX * fig["vertices"]
-            lines.append(f"  per arc     {total / fig['arcs']:10.2f} B    graph + run peak per stored arc; budget "
-                         f"{BUDGET_PER_ARC} B/arc + {BUDGET_PER_VERTEX} B/vertex = {_bytes(budget)}: "
-                         f"{'within' if total <= budget else 'over'} ({total / budget:.2f}x)")
+            per = f"  per arc     {total / fig['arcs']:10.2f} B    graph + run peak per stored arc (the larger of the first and later runs)"
+            if fig["backend"] == "cupy":  # issue 5's budget is for one GPU
+                per += (f"; budget {BUDGET_PER_ARC} B/arc + {BUDGET_PER_VERTEX} B/vertex = {_bytes(budget)}: "
+                        f"{'within' if total <= budget else 'over'} ({total / budget:.2f}x)")
+            lines.append(per)
     if fig.get("partitions"):
         ex = fig["exchange"] + (f":{fig['fanout']}" if fig["exchange"] == "butterfly" else "")
         lines.insert(1, f"  partitions  {fig['partitions']:10d}      ({fig['method']}), executor {fig['executor']} "

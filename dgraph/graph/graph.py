@@ -11,6 +11,7 @@ import numpy as np
 
 from ..backend import array_module, backend_name, get_xp, to_backend, to_numpy
 from ..backend.primitives import row_ids
+from .csc import build_csc
 from .ids import VertexIds
 
 
@@ -96,17 +97,12 @@ class Graph:
             xp = self.xp
             n = self.num_vertices
             if xp is not np:
-                from ..backend.device_memory import CSC_BUILD_BYTES_PER_ARC, require  # noqa: PLC0415
+                from ..backend.device_memory import csc_build_bytes, require  # noqa: PLC0415
 
-                require(CSC_BUILD_BYTES_PER_ARC * self.num_arcs, f"the in-edge index (CSC) of graph {self.name or ''} "
-                        f"({self.num_arcs:,} arcs)")
-            # a stable sort by target keeps the CSR's source order within every target: (dst, src) order
-            order = xp.argsort(self.indices, kind="stable") if xp is np else xp.argsort(self.indices)
-            counts = xp.bincount(self.indices, minlength=n) if len(self.indices) else xp.zeros(n, np.int64)
-            indptr = xp.zeros(n + 1, dtype=np.int64)
-            xp.cumsum(counts, out=indptr[1:])
-            sources = row_ids(self.indptr)[order].astype(self.indices.dtype)
-            eids = order.astype(self.indices.dtype) if edge_ids else None
+                require(csc_build_bytes(self.num_arcs, n, edge_ids, self.indices.itemsize),
+                        f"the in-edge index (CSC) of graph {self.name or ''} ({self.num_arcs:,} arcs)")
+            self._csc = None  # a rebuild (now with edge ids) frees the old index first
+            indptr, sources, eids = build_csc(self.indptr, self.indices, n, edge_ids=edge_ids)
             self._csc = (indptr, sources, eids)
         if edge_ids:
             return self._csc

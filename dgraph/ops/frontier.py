@@ -36,6 +36,13 @@ class Frontier:
         return cls(n, ids=ids)
 
     @classmethod
+    def with_mask(cls, n, ids, mask):
+        """A frontier known both ways (sorted ids and their mask), so neither is rebuilt."""
+        f = cls(n, ids=ids)
+        f._mask = mask
+        return f
+
+    @classmethod
     def from_mask(cls, mask):
         return cls(len(mask), mask=mask)
 
