@@ -103,8 +103,9 @@ class PageRank(Program):
         return xp.abs(new - old).sum()
 
     def run_steps(self, shard, st, ctx, limit):
-        """A fixed iteration count on one GPU shard: every iteration queued on the device at once,
-        the L1 changes and per-iteration times (CUDA events) read back once at the end."""
+        """A fixed iteration count on one GPU shard: every iteration queued on the device at once
+        (pull: four kernels an iteration, gpu_pagerank), the L1 changes and per-iteration times (CUDA
+        events) read back once at the end."""
         if shard.num_parts != 1 or shard.xp is np or self.iterations is None:
             return None
         k = min(limit, self.iterations - ctx.step)
@@ -112,12 +113,24 @@ class PageRank(Program):
             return None
         import cupy as cp  # noqa: PLC0415
 
+        from ..backend.gpu_pagerank import FusedIterations  # noqa: PLC0415
+
+        fused = None
+        if self.variant == "pull":
+            cindptr, cindices, _ = shard.csc(edge_ids=False)
+            fused = FusedIterations(cindptr, cindices, st["rank"], st["inv_deg"], st["dangling"], st["teleport"],
+                                    self.d, st["plan"])
         marks = [cp.cuda.Event() for _ in range(k + 1)]
         marks[0].record()
         deltas = []
         for i in range(k):
-            deltas.append(self._update(shard, st, [self.superstep(shard, st, ctx)]))
+            if fused is not None:
+                deltas.append(fused.step())
+            else:
+                deltas.append(self._update(shard, st, [self.superstep(shard, st, ctx)]))
             marks[i + 1].record()
+        if fused is not None:
+            st["rank"] = fused.rank
         marks[-1].synchronize()
         deltas = cp.stack(deltas).get()
         return [({"delta": float(deltas[i]), "n": shard.n}, cp.cuda.get_elapsed_time(marks[i], marks[i + 1]) * 1e-3)

@@ -6,11 +6,11 @@ concatenate, with the device left half full).  Here the caller states the
 bytes it is about to need and gets a :class:`GraphTooLargeError` that says
 how much that is, how much the GPU has, and what to do instead.
 
-The per-edge figures of the estimates were measured on an H100 with CuPy's
-pool high-water mark (``docs/bench-scripts/gpu-memory.py``, docs/BENCHMARKS.md):
-building an undirected R-MAT graph on the GPU peaks at about 130 bytes per
-generated edge (both directions are stored, then sorted and deduplicated), a
-directed one at about 56, a weighted one adds about 60.
+The per-edge figures of the estimates were measured on an H100 with a CuPy
+pool hook (high-water mark of bytes in use; ``docs/bench-scripts/gpu-memory.py``,
+docs/BENCHMARKS.md): building an undirected R-MAT graph or grid on the GPU
+peaks at about 90 bytes per generated edge (both directions are stored, then
+sorted and deduplicated), a directed one at about 48, weights add about 88.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from __future__ import annotations
 from ..errors import GraphTooLargeError
 
 #: bytes per generated edge at the peak of building a graph on the GPU (measured; rounded up)
-BUILD_BYTES_PER_EDGE = {False: 136, True: 60}   # keyed by directed
-BUILD_WEIGHT_BYTES_PER_EDGE = 64
+BUILD_BYTES_PER_EDGE = {False: 100, True: 56}   # keyed by directed
+BUILD_WEIGHT_BYTES_PER_EDGE = 96
 #: bytes per arc of a chunk at the peak of sorting it into the CSC (keys, positions, order, sort scratch)
 CSC_SORT_BYTES_PER_ARC = 48
 

@@ -52,42 +52,50 @@ __device__ void set_bits(const V* __restrict__ ids, i64 k, unsigned* words) {
     }
 }
 
-// counters: [0] frontier size, [1] its degree sum, [2] owned vertices in it, [3] their degree sum
+// counters: [0] frontier size, [1] its degree sum, [2] owned vertices in it, [3] their degree sum.
+// A fixed grid strides over the vertices and each block adds its sums once (per-warp atomics on
+// the same four words cost more than the rest of the kernel on a big frontier).
 template <typename V>
-__device__ void emit_union(const unsigned* __restrict__ words, const i64* __restrict__ incl, i64 n,
+__device__ void emit_union(const unsigned* __restrict__ words, const i64* __restrict__ incl, i64 nw, i64 n,
                            int* labels, int level, const i64* __restrict__ degree, i64 row_base, i64 nrows,
                            V* out, V* lrows, unsigned char* fmask, u64* counters) {
+    __shared__ i64 part[3][32];
     const unsigned full = 0xffffffffu;
-    i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    bool hit = false, own = false;
-    i64 dg = 0;
-    if (v < n) {
-        hit = (words[v >> 5] >> bit_of(v)) & 1u;
+    i64 dg = 0, od = 0, oc = 0;
+    i64 own_rank = -1;
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        bool hit = (words[v >> 5] >> bit_of(v)) & 1u;
         fmask[v] = hit;
         if (hit) {
             i64 r = rank_of(words, incl, v);
             out[r] = (V)v;
             if (labels[v] < 0) labels[v] = level;
-            dg = degree[v];
+            i64 d = degree[v];
+            dg += d;
             if (v >= row_base && v < row_base + nrows) {
-                own = true;
-                lrows[r - rank_of(words, incl, row_base)] = (V)(v - row_base);
+                if (own_rank < 0) own_rank = rank_of(words, incl, row_base);
+                lrows[r - own_rank] = (V)(v - row_base);
+                oc += 1;
+                od += d;
             }
         }
     }
-    u64 c = __popc(__ballot_sync(full, hit)), oc = __popc(__ballot_sync(full, own));
-    i64 od = own ? dg : 0;
     for (int off = 16; off > 0; off >>= 1) {
         dg += __shfl_down_sync(full, dg, off);
         od += __shfl_down_sync(full, od, off);
+        oc += __shfl_down_sync(full, oc, off);
     }
-    if ((threadIdx.x & 31) == 0 && c) {
-        atomicAdd(counters + 0, c);
-        atomicAdd(counters + 1, (u64)dg);
-        if (oc) {
-            atomicAdd(counters + 2, oc);
-            atomicAdd(counters + 3, (u64)od);
-        }
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (lane == 0) { part[0][warp] = dg; part[1][warp] = oc; part[2][warp] = od; }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        i64 a = 0, b = 0, c = 0;
+        for (int w = 0; w < (int)((blockDim.x + 31) >> 5); ++w) { a += part[0][w]; b += part[1][w]; c += part[2][w]; }
+        if (a) atomicAdd(counters + 1, (u64)a);
+        if (b) atomicAdd(counters + 2, (u64)b);
+        if (c) atomicAdd(counters + 3, (u64)c);
+        if (blockIdx.x == 0) counters[0] = (u64)incl[nw - 1];
     }
 }
 
@@ -98,20 +106,22 @@ __global__ void word_popc(const unsigned* words, i64 nw, i64* counts) {
     i64 w = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (w < nw) counts[w] = __popc(words[w]);
 }
-__global__ void emit_union_i32(const unsigned* words, const i64* incl, i64 n, int* labels, int level,
+__global__ void emit_union_i32(const unsigned* words, const i64* incl, i64 nw, i64 n, int* labels, int level,
                                const i64* degree, i64 row_base, i64 nrows, int* out, int* lrows,
                                unsigned char* fmask, u64* counters) {
-    emit_union<int>(words, incl, n, labels, level, degree, row_base, nrows, out, lrows, fmask, counters);
+    emit_union<int>(words, incl, nw, n, labels, level, degree, row_base, nrows, out, lrows, fmask, counters);
 }
-__global__ void emit_union_i64(const unsigned* words, const i64* incl, i64 n, int* labels, int level,
+__global__ void emit_union_i64(const unsigned* words, const i64* incl, i64 nw, i64 n, int* labels, int level,
                                const i64* degree, i64 row_base, i64 nrows, i64* out, i64* lrows,
                                unsigned char* fmask, u64* counters) {
-    emit_union<i64>(words, incl, n, labels, level, degree, row_base, nrows, out, lrows, fmask, counters);
+    emit_union<i64>(words, incl, nw, n, labels, level, degree, row_base, nrows, out, lrows, fmask, counters);
 }
 }
 """
 
 _module = None
+#: blocks of the union kernel's fixed grid (it strides over the vertices)
+UNION_BLOCKS = 1024
 
 
 def module():
@@ -173,8 +183,8 @@ class FrontierUnion:
         cp.cumsum(self.incl, out=self.incl)
         self.counters.fill(0)
         mod.get_function("emit_union_" + _suffix(self.vdtype))(
-            _blocks(self.n), (BLOCK,),
-            (self.words, self.incl, cp.int64(self.n), labels, cp.int32(level), degree, cp.int64(self.row_base),
+            (min(_blocks(self.n)[0], UNION_BLOCKS),), (BLOCK,),
+            (self.words, self.incl, cp.int64(self.nw), cp.int64(self.n), labels, cp.int32(level), degree, cp.int64(self.row_base),
              cp.int64(self.num_rows), self.out, self.lrows, self.fmask, self.counters))
         count, degsum, owned, owned_deg = (int(x) for x in self.counters.get())
         rows = self.lrows[:owned] if self.num_rows else None

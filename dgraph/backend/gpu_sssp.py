@@ -34,7 +34,7 @@ from .gpu_kernels import BLOCK, COMMON, _suffix
 _SOURCE = COMMON + r"""
 #define HOPS_UNSET 0x7fffffffffffffffLL
 
-// counters (u64[8]): [0] changed-vertex queue cursor, [1] [2] unused (warp_emit),
+// counters (u64[8]): [0] changed-vertex queue cursor, [1] [2] unused,
 // [3] tie-list cursor, [4] near, [5] near degree sum, [6] far, [7] unused.
 template <typename V>
 __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__ indices,
@@ -64,19 +64,14 @@ __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__
             }
         }
     }
-    const unsigned full = 0xffffffffu;
-    int lane = threadIdx.x & 31;
-    unsigned ballot = __ballot_sync(full, tie);
-    u64 base = 0;
-    if (lane == 0 && ballot) base = atomicAdd(counters + 3, (u64)__popc(ballot));
-    base = __shfl_sync(full, base, 0);
+    u64 j = block_reserve(tie, counters + 3);
     if (tie) {
-        u64 j = base + __popc(ballot & ((1u << lane) - 1u));
         tv[j] = v;
         th[j] = h;
         tb[j] = bits;
     }
-    warp_emit<V>(hit, v, 0, 0, out, counters);
+    u64 k = block_reserve(hit, counters + 0);
+    if (hit) out[k] = v;
 }
 
 // Over the tie list (its length on the device; a block-strided loop, so
@@ -98,7 +93,8 @@ __device__ void relax_hops(const V* __restrict__ tv, const i64* __restrict__ th,
                 hit = !(atomicOr(seen + (v >> 5), bit) & bit);
             }
         }
-        warp_emit<V>(hit, v, 0, 0, out, counters);
+        u64 k = block_reserve(hit, counters + 0);  // the loop's bounds are block-uniform
+        if (hit) out[k] = v;
     }
 }
 
@@ -132,9 +128,6 @@ __device__ void split(const V* __restrict__ changed, const double* __restrict__ 
                       u64* counters) {
     i64 count = (i64)counters[0];
     i64 stride = (i64)gridDim.x * blockDim.x;
-    const unsigned full = 0xffffffffu;
-    int lane = threadIdx.x & 31;
-    unsigned below = (1u << lane) - 1u;
     for (i64 base = (i64)blockIdx.x * blockDim.x; base < count; base += stride) {
         i64 i = base + threadIdx.x;
         V v = 0;
@@ -149,27 +142,16 @@ __device__ void split(const V* __restrict__ changed, const double* __restrict__ 
             pending[v] = is_far;
             if (is_near) deg = indptr[v + 1] - indptr[v];
         }
-        unsigned bn = __ballot_sync(full, is_near), bf = __ballot_sync(full, is_far);
-        i64 degsum = deg;
-        for (int off = 16; off > 0; off >>= 1) degsum += __shfl_down_sync(full, degsum, off);
-        u64 base_n = 0, base_f = 0;
-        if (lane == 0) {
-            if (bn) {
-                base_n = atomicAdd(counters + 4, (u64)__popc(bn));
-                atomicAdd(counters + 5, (u64)degsum);
-            }
-            if (bf) base_f = atomicAdd(counters + 6, (u64)__popc(bf));
-        }
-        base_n = __shfl_sync(full, base_n, 0);
-        base_f = __shfl_sync(full, base_f, 0);
+        u64 k = block_reserve(is_near, counters + 4);  // the loop's bounds are block-uniform
+        u64 kf = block_reserve(is_far, counters + 6);
+        block_add(deg, counters + 5);
         if (is_near) {
-            u64 k = base_n + __popc(bn & below);
             near[k] = v;
             fd[k] = d;
             fh[k] = hops[v];
             ndeg[k] = deg;
         }
-        if (is_far) far[base_f + __popc(bf & below)] = v;
+        if (is_far) far[kf] = v;
     }
 }
 

@@ -24,14 +24,15 @@ for spec in [dict(kind="rmat", scale=20), dict(kind="rmat", scale=22), dict(kind
     G, gen = peak(lambda: dgraph.generate(kind, backend="cupy", **kw))
     made = kw.get("scale") and 16 * 2 ** kw["scale"] or 2 * 1000 * 999
     n, arcs = G.num_vertices, G.num_arcs
+    gb0 = graph_bytes(G)  # before the first BFS builds a directed graph's CSC
     _, run = peak(lambda: dgraph.bfs(G, source=0, direction="auto"))
     _, again = peak(lambda: dgraph.bfs(G, source=0, direction="auto"))
     gb = graph_bytes(G)
     print(f"{G.name}: n={n:,} arcs={arcs:,} generated={made:,} | generate peak {gen / 2**20:.1f} MiB = "
           f"{gen / made:.1f} B/generated edge, {gen / arcs:.1f} B/arc | graph {gb / 2**20:.1f} MiB "
           f"(CSC built: {G._csc is not None}) | first BFS peak {run / 2**20:.1f} MiB, second {again / 2**20:.1f} MiB "
-          f"| graph+first run {(gb + run) / arcs:.2f} B/arc; budget {(12 * arcs + 16 * n) / 2**20:.1f} MiB: "
-          f"{(gb + run) / (12 * arcs + 16 * n):.2f}x")
+          f"| graph+first run {(gb0 + run) / arcs:.2f} B/arc, graph+second {(gb + again) / arcs:.2f} B/arc; "
+          f"budget {(12 * arcs + 16 * n) / 2**20:.1f} MiB: {max(gb0 + run, gb + again) / (12 * arcs + 16 * n):.2f}x")
     del G
     pool.free_all_blocks()
 

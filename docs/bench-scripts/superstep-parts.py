@@ -1,0 +1,65 @@
+"""Where a partitioned GPU BFS superstep's time goes, piece by piece, on one GPU: the local executor
+runs p shards in one process, and every piece of bfs.py's superstep and receive is wrapped to wait for
+the GPU before and after and record its wall time (medians over repeated runs, per superstep, shard 0).
+
+Usage: python3 docs/bench-scripts/superstep-parts.py SCALE [PARTS] [REPEAT]"""
+
+import collections
+import statistics
+import sys
+import time
+
+import cupy as cp
+
+import dgraph
+from dgraph.algorithms import bfs as bfs_mod
+from dgraph.backend import gpu_frontier, gpu_kernels
+
+scale = int(sys.argv[1]) if len(sys.argv) > 1 else 22
+parts = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+repeat = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+sync = cp.cuda.get_current_stream().synchronize
+times = collections.defaultdict(list)
+step = {"s": 0}
+
+
+def timed(name, fn):
+    def wrapper(*a, **k):
+        sync()
+        t = time.perf_counter()
+        out = fn(*a, **k)
+        sync()
+        times[(step["s"], name)].append(time.perf_counter() - t)
+        return out
+    return wrapper
+
+
+for name in ("_frontier_rows", "_gpu_state", "_frontier_payload"):
+    setattr(bfs_mod, name, timed(name, getattr(bfs_mod, name)))
+bfs_mod._VISITS[("gpu", "push")] = timed("push (all)", bfs_mod._gpu_push)
+bfs_mod._VISITS[("gpu", "pull")] = timed("pull (all)", bfs_mod._gpu_pull)
+gpu_kernels.visit_push = timed("visit_push", gpu_kernels.visit_push)
+gpu_kernels.visit_pull = timed("visit_pull", gpu_kernels.visit_pull)
+gpu_frontier.FrontierUnion.union = timed("union", gpu_frontier.FrontierUnion.union)
+gpu_frontier.FrontierUnion.bits = timed("bits", gpu_frontier.FrontierUnion.bits)
+superstep, receive = bfs_mod.BFS.superstep, bfs_mod.BFS.receive
+
+
+def superstep_t(self, shard, st, ctx):
+    step["s"] = ctx.step
+    return timed("superstep (all)", superstep)(self, shard, st, ctx)
+
+
+bfs_mod.BFS.superstep = superstep_t
+bfs_mod.BFS.receive = timed("receive (all)", receive)
+
+G = dgraph.generate("rmat", scale=scale, backend="cupy")
+src = int(cp.argmax(G.out_degree()))
+PG = G.partition(parts, client=False, backend="cupy")
+for _ in range(repeat + 1):
+    r = dgraph.bfs(PG, src, executor="local")
+print(f"rmat{scale} p={parts} (local executor, one GPU): {r.run_time * 1e3:.2f} ms last run, "
+      f"{r.supersteps} supersteps; medians in ms over {repeat + 1} runs x {parts} shards")
+for s in range(r.supersteps):
+    row = {name: statistics.median(v) * 1e3 for (k, name), v in times.items() if k == s}
+    print(f"  s{s}: " + ", ".join(f"{k} {v:.3f}" for k, v in sorted(row.items())))
