@@ -3,7 +3,8 @@
 One rank per GPU (one shard per worker).  Each round of the schedule is two
 NCCL groups: the sizes of what each transfer carries (array lengths and the
 counters of each forwarded origin, as one small device vector), then the
-arrays themselves as bytes.  Everything is issued on the current CuPy
+arrays themselves as bytes.  ``gather`` brings every contribution to one
+rank (a run's final exchange when only shard 0's result is read).  Everything is issued on the current CuPy
 stream, so kernels that read what arrived are ordered after it; the host
 waits only to learn the sizes.  Communicators are cached on the worker by
 their unique id, so repeated runs skip NCCL's set-up.
@@ -91,6 +92,48 @@ class NcclTransport:
                     arrived.append((o, Contribution(arrays, counters)))
             nccl.groupEnd()
             held.update(arrived)
+        return [held[i] for i in range(self.p)]
+
+
+    def gather(self, mine: Contribution, root=0):
+        """Every partition's contribution on ``root`` (in partition order; None elsewhere): one
+        size round and one data round, each a single NCCL group."""
+        import cupy as cp  # noqa: PLC0415
+        from cupy.cuda import nccl  # noqa: PLC0415
+
+        names, keys = sorted(mine.arrays), sorted(mine.counters)
+        dtypes = {k: mine.arrays[k].dtype for k in names}
+        width = len(names) + len(keys)
+        stream = cp.cuda.get_current_stream().ptr
+        others = [o for o in range(self.p) if o != root]
+        if self.q != root:
+            meta = cp.asarray(np.array([len(mine.arrays[k]) for k in names] +
+                                       [float(mine.counters[k]) for k in keys], dtype=np.float64))
+            self.comm.send(meta.data.ptr, meta.nbytes, nccl.NCCL_UINT8, root, stream)
+            nccl.groupStart()
+            for name in names:
+                a = mine.arrays[name]
+                if len(a):
+                    self.comm.send(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, root, stream)
+            nccl.groupEnd()
+            return None
+        metas = {o: cp.empty(width, dtype=np.float64) for o in others}
+        nccl.groupStart()
+        for o in others:
+            self.comm.recv(metas[o].data.ptr, metas[o].nbytes, nccl.NCCL_UINT8, o, stream)
+        nccl.groupEnd()
+        got = {o: m.get() for o, m in metas.items()}
+        held = {root: mine}
+        nccl.groupStart()
+        for o in others:
+            arrays = {}
+            for i, name in enumerate(names):
+                a = cp.empty(int(got[o][i]), dtype=dtypes[name])
+                if len(a):
+                    self.comm.recv(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, o, stream)
+                arrays[name] = a
+            held[o] = Contribution(arrays, {key: _number(got[o][len(names) + j]) for j, key in enumerate(keys)})
+        nccl.groupEnd()
         return [held[i] for i in range(self.p)]
 
 

@@ -222,12 +222,29 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
                 held.update({o: _from_wire(v) for o, v in got.items()})
         return [held[i] for i in range(p)]
 
+    def gather_dask(mine):
+        """Every contribution on shard 0 (None on the others): the final exchange of a replicated
+        result, whose other copies nobody reads."""
+        if q != 0:
+            sync(worker.loop, send_all, [(placement[0], (run, "final", 0, q, 0), {q: _to_wire(mine)})])
+            return None
+        held = {0: mine}
+        for src in range(1, p):
+            got = box.take((run, "final", 0, src, 0), timeout)
+            if got is None:
+                raise ExecutorError(f"spmd run {run}: partition 0 got no final contribution from partition "
+                                    f"{src} (worker {placement[src]}) for {timeout:.0f} s; that worker may have "
+                                    f"died. Run again")
+            held.update({o: _from_wire(v) for o, v in got.items()})
+        return [held[i] for i in range(p)]
+
     if nccl_uid is not None:
         from .nccl_transport import NcclTransport, communicator  # noqa: PLC0415
 
-        exchange = NcclTransport(communicator(nccl_uid, p, q), schedule, q).exchange
+        transport = NcclTransport(communicator(nccl_uid, p, q), schedule, q)
+        exchange, gather = transport.exchange, transport.gather
     else:
-        exchange = exchange_dask
+        exchange, gather = exchange_dask, gather_dask
 
     if PROFILE:
         wait = shard.xp.cuda.get_current_stream().synchronize if shard.backend == "cupy" else (lambda: None)
@@ -268,7 +285,12 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     t_loop = time.perf_counter()
     final = program.final_contribution(shard, state)
     if final is not None:
-        program.final_receive(shard, state, exchange(final, "final"))
+        if program.replicated_result:  # only shard 0's result is read: gather there
+            everyone = gather(final) if p > 1 else [final]
+            if everyone is not None:
+                program.final_receive(shard, state, everyone)
+        else:
+            program.final_receive(shard, state, exchange(final, "final"))
     if q == 0 or not program.replicated_result:
         _results(worker)[(run, q)] = program.finish(shard, state)
     t_end = time.perf_counter()
