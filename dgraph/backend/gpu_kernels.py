@@ -91,13 +91,31 @@ __device__ __forceinline__ void block_emit(bool hit, V v, i64 deg, i64 scanned, 
 
 // The frontier slot of the i-th frontier edge: the first slot whose inclusive
 // degree scan exceeds i (Gunrock's load-balanced advance: sorted search).
-__device__ __forceinline__ int frontier_slot(const i64* __restrict__ scanned, int nf, i64 i) {
-    int lo = 0, hi = nf - 1;
+__device__ __forceinline__ int slot_between(const i64* __restrict__ scanned, int lo, int hi, i64 i) {
     while (lo < hi) {
         int mid = (lo + hi) >> 1;
         if (scanned[mid] > i) hi = mid; else lo = mid + 1;
     }
     return lo;
+}
+__device__ __forceinline__ int frontier_slot(const i64* __restrict__ scanned, int nf, i64 i) {
+    return slot_between(scanned, 0, nf - 1, i);
+}
+
+// The same for edge i of a launch of one thread per frontier edge (blocks of consecutive edges):
+// the block finds the slots of its first and last edges once, and each thread searches only
+// between them (on rmat20 a block's 256 edges span a few frontier vertices, where a search over
+// the whole frontier is ~20 dependent loads).  Every thread of the block must call it.
+__device__ __forceinline__ int block_frontier_slot(const i64* __restrict__ scanned, int nf, i64 total, i64 i) {
+    __shared__ int range[2];
+    i64 first = (i64)blockIdx.x * blockDim.x;
+    i64 last = min(first + (i64)blockDim.x, total) - 1;
+    if (threadIdx.x == 0) range[0] = first < total ? frontier_slot(scanned, nf, first) : 0;
+    if (threadIdx.x == 32 % blockDim.x) range[1] = first < total ? frontier_slot(scanned, nf, last) : 0;
+    __syncthreads();
+    int slot = i < total ? slot_between(scanned, range[0], range[1], i) : 0;
+    __syncthreads();  // the shared pair is free for the next call
+    return slot;
 }
 """
 
@@ -115,8 +133,8 @@ __device__ void push_lb(const i64* __restrict__ indptr, const V* __restrict__ in
     bool claimed = false;
     i64 deg = 0;
     V v = 0;
+    int lo = block_frontier_slot(scanned, nf, total, i);
     if (i < total) {
-        int lo = frontier_slot(scanned, nf, i);
         V r = frontier_rows[lo];
         V u = nrows_map ? rows[r] : (V)(r + row_base);
         i64 before = lo ? scanned[lo - 1] : 0;

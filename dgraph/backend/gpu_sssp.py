@@ -47,8 +47,8 @@ __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__
     V v = 0;
     i64 h = 0;
     u64 bits = 0;
+    int k = block_frontier_slot(scanned, nf, total, i);
     if (i < total) {
-        int k = frontier_slot(scanned, nf, i);
         i64 before = k ? scanned[k - 1] : 0;
         i64 e = indptr[frontier_rows[k]] + (i - before);
         v = indices[e];
@@ -70,8 +70,8 @@ __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__
         th[j] = h;
         tb[j] = bits;
     }
-    u64 k = block_reserve(hit, counters + 0);
-    if (hit) out[k] = v;
+    u64 slot = block_reserve(hit, counters + 0);
+    if (hit) out[slot] = v;
 }
 
 // Over the tie list (its length on the device; a block-strided loop, so
