@@ -146,7 +146,7 @@ def matching_program():
 
     return Program({"left": bool, "prio": "i8", "mate": "vertex", "req": ("i8", -1)}, message="i8",
                    combiner="min", steps=[request, choose_request, grant, accept, confirm, matched],
-                   name="emv-matching")
+                   name="maximal_matching", outputs=["mate"])
 
 
 def bipartition(G):

@@ -81,9 +81,14 @@ def _conj(fs):
 class Program:
     """A message-passing algorithm in Medusa's EMV model (see :mod:`dgraph.emv`)."""
 
-    def __init__(self, vertex_state, *, message="f8", combiner="sum", steps=(), max_iterations=None, name="emv"):
+    def __init__(self, vertex_state, *, message="f8", combiner="sum", steps=(), max_iterations=None, name="emv",
+                 outputs=None):
         self.fields = parse_state(vertex_state)
         self.names = [f.name for f in self.fields]
+        self.outputs = list(self.names if outputs is None else outputs)
+        for o in self.outputs:
+            if o not in self.names:
+                raise EMVError(f"outputs: {o!r} is not a vertex_state field ({', '.join(self.names)})")
         self.message = parse_message(message)
         self.combiner = parse_combiner(combiner, self.message)
         steps = list(steps)
@@ -168,7 +173,7 @@ class Program:
                     if len(np.atleast_1d(active)) else np.empty(0, np.int64)
             return EMVRun(self, specs, act, hops, ids.n, num_edges, ex)
 
-        vcols = tuple(f.name for f in self.fields if f.is_vertex)
+        vcols = tuple(f.name for f in self.fields if f.is_vertex and f.name in self.outputs)
         return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
                            transport=transport, on_step=on_step, vertex_columns=vcols,
                            missing={c: -1 for c in vcols}, params={"hops": hops, "program": self.name})
@@ -424,12 +429,13 @@ class EMVRun(BaseProgram):
 
     def finish(self, shard, S):
         if S.layout is None:
-            return {f.name: shard.xp.full(shard.num_rows, f.default, dtype=f.dtype) for f in self.prog.fields}
+            return {f.name: shard.xp.full(shard.num_rows, f.default, dtype=f.dtype) for f in self.prog.fields
+                    if f.name in self.prog.outputs}
         own = S.layout.owned
         return {f: S.fields[f][:own] for f in self.names_out()}
 
     def names_out(self):
-        return self.prog.names
+        return self.prog.outputs
 
     # -- environments ------------------------------------------------------------------------
     def _vertex_env(self, S, I, fields=None, L=None, degree=None, role="v", msg=None):
