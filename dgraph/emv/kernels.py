@@ -58,7 +58,8 @@ def _seg_reduce_cpu(indptr, vals, valid, use_valid, op, identity, out, counts):
 
 
 @_jit
-def _gather_reduce_cpu(indptr, indices, x, hmask, use_mask, tmask, use_tmask, op, identity, out, counts):
+def _gather_reduce_cpu(indptr, indices, x, hmask, use_mask, tmask, use_tmask, op, identity, out, counts, early,
+                       bound):
     for t in range(len(indptr) - 1):
         acc = identity
         c = 0
@@ -79,6 +80,8 @@ def _gather_reduce_cpu(indptr, indices, x, hmask, use_mask, tmask, use_tmask, op
             elif v > acc:
                 acc = v
             c += 1
+            if early and acc == bound:
+                break  # no message can beat the best any head sends (the count stays > 0)
         out[t] = acc
         counts[t] = c
 
@@ -134,7 +137,7 @@ extern "C" __global__ void seg_reduce(const long long* indptr, const T* vals, co
 }
 extern "C" __global__ void gather_reduce(const long long* indptr, const IDX* indices, const T* x,
                                          const bool* hmask, int use_mask, const bool* tmask, int use_tmask,
-                                         T identity, T* out, int* counts, long long n) {
+                                         T identity, T* out, int* counts, long long n, int early, T bound) {
     long long t = blockDim.x * (long long)blockIdx.x + threadIdx.x;
     if (t >= n) return;
     T acc = identity; int c = 0;
@@ -143,6 +146,7 @@ extern "C" __global__ void gather_reduce(const long long* indptr, const IDX* ind
         IDX h = indices[j];
         if (use_mask && !hmask[h]) continue;
         comb(acc, x[h]); ++c;
+        if (early && acc == bound) break;
     }
     out[t] = acc; counts[t] = c;
 }
@@ -206,9 +210,10 @@ def segment_reduce(xp, combiner, indptr, vals, valid=None):
     return out, counts
 
 
-def gather_reduce(xp, combiner, indptr, indices, x, hmask=None, tmask=None):
+def gather_reduce(xp, combiner, indptr, indices, x, hmask=None, tmask=None, bound=None):
     """Per segment, the combination of ``x[head]`` over its edges (heads where ``hmask``, tails where
-    ``tmask``)."""
+    ``tmask``).  ``bound`` (min/max): the best value any head sends; a segment that reaches it stops
+    scanning (Beamer's bottom-up early exit, for any min or max combiner)."""
     op, identity = combiner.op, combiner.identity
     n = len(indptr) - 1
     use, tuse = hmask is not None, tmask is not None
@@ -224,11 +229,12 @@ def gather_reduce(xp, combiner, indptr, indices, x, hmask=None, tmask=None):
     none = np.zeros(1, bool) if xp is np else xp.zeros(1, bool)
     if xp is np:
         _gather_reduce_cpu(indptr, indices, x, hmask if use else none, use, tmask if tuse else none, tuse, op,
-                           ident, out, counts)
+                           ident, out, counts, bound is not None, x.dtype.type(ident if bound is None else bound))
     else:
         k = _gpu_kernel("gather_reduce", x.dtype, op, indices.dtype)
         _launch(k, n, (indptr, indices, x, hmask if use else none, np.int32(use), tmask if tuse else none,
-                       np.int32(tuse), ident, out, counts, np.int64(n)))
+                       np.int32(tuse), ident, out, counts, np.int64(n), np.int32(bound is not None),
+                       x.dtype.type(ident if bound is None else bound)))
     return out, counts
 
 

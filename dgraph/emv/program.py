@@ -248,15 +248,18 @@ class EMVRun(BaseProgram):
 
     # -- setup -----------------------------------------------------------------------------
     def init(self, shard):
-        from .shard import one_hop_layout, whole_layout  # noqa: PLC0415
+        from .shard import cached_layout, one_hop_layout, whole_layout  # noqa: PLC0415
 
         S = _State()
         if shard.num_parts == 1:
-            S.layout = whole_layout(shard)
+            S.layout = cached_layout(shard, ("whole",), lambda: whole_layout(shard))
         elif self.hops_arg == 1 and not (shard.directed and self.prog.reads_weight):
-            S.layout = one_hop_layout(shard)
+            S.layout = cached_layout(shard, ("one-hop",), lambda: one_hop_layout(shard))
         else:
-            return S  # the layout needs every partition's arcs: the first superstep gathers them
+            S.layout = cached_layout(shard, ("multi-hop", self.hops_arg, self.executor), None)
+            if S.layout is None:
+                return S  # the layout needs every partition's arcs: the first superstep gathers them
+            S.hops, S.costs = S.layout.hops, S.layout.costs
         self._start(shard, S)
         return S
 
@@ -421,8 +424,12 @@ class EMVRun(BaseProgram):
 
         row_bytes = sum(f.dtype.itemsize for f in self.prog.fields) + 1
         auto = self.hops_arg == "auto"
+        from .shard import cached_layout  # noqa: PLC0415
+
         S.layout, S.hops, S.costs = multi_hop_layouts(shard, [c.arrays for c in contributions],
                                                       1 if auto else self.hops_arg, self.executor, row_bytes, auto)
+        S.layout.costs = S.costs
+        cached_layout(shard, ("multi-hop", self.hops_arg, self.executor), lambda: S.layout)
         self._start(shard, S)
         return {"stop": False, "setup": 1, "iterations": 0, "hops": S.hops,
                 "estimates": ", ".join(f"n={h}: {s * 1e3:.3g} ms" for h, s in S.costs.items())}
@@ -546,7 +553,12 @@ class EMVRun(BaseProgram):
                 S.recv = ("list", tails, vals)
                 S.sent += len(tails)
                 return
-            out, counts = kernels.gather_reduce(xp, comb, cindptr, lay.cindices[:ns], x, hmask, tmask)
+            bound = None
+            if comb.op in (1, 2) and ns:
+                sending = x if hmask is None else x[hmask]
+                if len(sending):
+                    bound = (sending.min() if comb.op == 1 else sending.max()).item()
+            out, counts = kernels.gather_reduce(xp, comb, cindptr, lay.cindices[:ns], x, hmask, tmask, bound)
         else:
             if prog.queue and S.buf is None and act is not None and self._sparse(S, act, ns) and \
                     plan is not None and not self._materialized(i):

@@ -35,6 +35,7 @@ class Layout:
         self.send_local = None        # owned local ids whose values others replicate
         self.send_ids = None          # their global ids
         self.recv = {}                # source partition -> (local positions, mask of the values kept)
+        self.costs = {}               # the cost model's estimates (multi-hop)
 
     @property
     def size(self):
@@ -63,6 +64,19 @@ class Layout:
 
             self._heads = head_major(self.xp, self.cindices, self.size)
         return self._heads
+
+
+def cached_layout(shard, key, build):
+    """The layout ``key`` of this shard's graph, built once (``build()``; None: only look it up).
+
+    Kept on the Graph a whole-graph shard views, or on a partition's Shard (which stays on its worker
+    between runs), so the buffer index, the head-major index and the replica maps are built once per
+    graph, like its CSC."""
+    owner = shard._graph if shard._graph is not None else shard
+    cache = owner.__dict__.setdefault("_emv_layouts", {})
+    if key not in cache and build is not None:
+        cache[key] = build()
+    return cache.get(key)
 
 
 def whole_layout(shard):
