@@ -554,10 +554,15 @@ class EMVRun(BaseProgram):
                 S.sent += len(tails)
                 return
             bound = None
-            if comb.op in (1, 2) and ns:
-                sending = x if hmask is None else x[hmask]
-                if len(sending):
-                    bound = (sending.min() if comb.op == 1 else sending.max()).item()
+            if comb.op in (1, 2) and ns and nh:
+                if hmask is None:
+                    bound = (x.min() if comb.op == 1 else x.max()).item()
+                elif xp is np:
+                    bound = (np.min(x, where=hmask, initial=comb.identity) if comb.op == 1 else
+                             np.max(x, where=hmask, initial=comb.identity)).item()
+                else:
+                    masked = xp.where(hmask, x, comb.identity)
+                    bound = (masked.min() if comb.op == 1 else masked.max()).item()
             out, counts = kernels.gather_reduce(xp, comb, cindptr, lay.cindices[:ns], x, hmask, tmask, bound)
         else:
             if prog.queue and S.buf is None and act is not None and self._sparse(S, act, ns) and \
@@ -614,9 +619,9 @@ class EMVRun(BaseProgram):
         lay = S.layout
         if hmask is None or ns == 0:
             return False
-        heads = lay.xp.flatnonzero(hmask)
-        if len(heads) > lay.size * SPARSE_SHARE:
+        if int(lay.xp.count_nonzero(hmask)) > lay.size * SPARSE_SHARE:
             return False
+        heads = lay.xp.flatnonzero(hmask)
         hptr, _ = lay.head_index()
         work = int((hptr[heads + 1] - hptr[heads]).sum())
         return work < ns * SPARSE_SHARE
