@@ -179,3 +179,35 @@ def test_odd_graphs(label, kw):
     assert len(r.rank) == H.num_vertices
     zero = emv.Program({"rank": "f8"}, steps=[send_rank, update], max_iterations=0).run(H, init={"rank": 2.0})
     assert np.all(zero.rank == 2.0)
+
+
+def test_other_exceptions_in_user_code_name_the_line():
+    msg = _fails("@emv.vertex\ndef f(v):\n    x = {}\n    v.x = x[v.x]\n", r"user_algo.py:4.*could not be traced")
+    assert "TypeError" in msg or "unhashable" in msg or "KeyError" in msg
+
+
+def test_queue_mode_generic_sparse_path_and_custom_combiner():
+    """A queue-mode send whose message reads the edge walks the active heads' edges (sparse) and
+    combines by scatter; with a custom ufunc too; checked against SSSP and by hand."""
+    H = dgraph.generate("grid", rows=15, cols=15, weighted=True, seed=2)
+    from dgraph.emv import examples as ex
+
+    ref = dgraph.sssp(H, 0).distance
+    np.testing.assert_array_equal(ex.sssp(H, 0).dist, ref)
+
+    @emv.edge_list
+    def relax(v, edges):
+        edges.send(v.dist + edges.weight)
+
+    @emv.vertex
+    def settle(v, msg):
+        better = msg < v.dist
+        v.dist = emv.where(better, msg, v.dist)
+        v.set_active(better)
+
+    prog = emv.Program({"dist": ("f8", np.inf)}, combiner=(np.fmin, np.inf), steps=[relax, settle])
+    np.testing.assert_array_equal(prog.run(H, init={"dist": {0: 0.0}}, active=[0]).dist, ref)
+    for p in (2, 3):
+        r = prog.run(H.partition(p, client=False), init={"dist": {0: 0.0}}, active=[0], hops=p - 1)
+        np.testing.assert_array_equal(r.dist, ref)
+    assert len(prog.run(H, init={"dist": {0: 0.0}}, active=[]).stats) == 0

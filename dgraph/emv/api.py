@@ -331,10 +331,15 @@ def trace(step, fields):
     except EMVError:
         raise
     except Exception as exc:  # an operation the proxies do not support
-        from .trace import _user_location  # noqa: PLC0415
+        import traceback  # noqa: PLC0415
 
-        raise EMVError(f"{step.where}: {k} function {step.name}() could not be traced: "
-                       f"{type(exc).__name__}: {exc}") from exc
+        where = step.where
+        for frame in traceback.extract_tb(exc.__traceback__):
+            if frame.filename == step.fn.__code__.co_filename:
+                where = f"{frame.filename}:{frame.lineno}"
+        raise EMVError(f"{where}: {k} function {step.name}() could not be traced: "
+                       f"{type(exc).__name__}: {exc} (user functions see one vertex, edge or message as "
+                       "proxies: arithmetic, comparisons, numpy ufuncs and emv.where are traced)") from exc
     finally:
         _Tracing.current = None
     if out is not None:

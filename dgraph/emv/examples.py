@@ -149,20 +149,30 @@ def matching_program():
                    name="maximal_matching", outputs=["mate"])
 
 
+def _arcs(G):
+    """(src, dst) of every arc of a Graph or PartitionedGraph (numpy; a distributed one's shards are fetched)."""
+    from ..backend import to_numpy  # noqa: PLC0415
+    from ..partition.partitioned import PartitionedGraph  # noqa: PLC0415
+    from .shard import arcs_of  # noqa: PLC0415
+
+    if isinstance(G, PartitionedGraph):
+        arcs = [arcs_of(s) for s in G.local_shards()]
+        return (np.concatenate([to_numpy(a["src"]) for a in arcs]).astype(np.int64),
+                np.concatenate([to_numpy(a["dst"]) for a in arcs]).astype(np.int64))
+    indptr = to_numpy(G.indptr)
+    return np.repeat(np.arange(G.num_vertices), np.diff(indptr)), to_numpy(G.indices).astype(np.int64)
+
+
 def bipartition(G):
     """A 2-colouring of the undirected view of ``G`` (True = left: the colour of each component's
     smallest vertex is left); InputError naming an odd cycle's edge when there is none."""
-    from ..backend import to_numpy  # noqa: PLC0415
-
     n = G.num_vertices
-    indptr, indices = to_numpy(G.indptr), to_numpy(G.indices)
-    src = np.repeat(np.arange(n), np.diff(indptr))
-    if G.directed:
-        src, indices = np.concatenate([src, indices]), np.concatenate([indices, src])
-        order = np.argsort(src, kind="stable")
-        src, indices = src[order], indices[order]
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+    src, dst = _arcs(G)
+    src, indices = np.concatenate([src, dst]), np.concatenate([dst, src])
+    order = np.argsort(src, kind="stable")
+    src, indices = src[order], indices[order]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
     color = np.full(n, -1, dtype=np.int8)
     for root in range(n):
         if color[root] >= 0:
@@ -197,8 +207,6 @@ def maximal_matching(G, left=None, seed=0, **run):
     n = G.num_vertices
     ids = G.ids
     if left is None:
-        if isinstance(G, PartitionedGraph):
-            raise InputError("maximal_matching on a partitioned graph: give left= (the left side's vertices)")
         side = bipartition(G)
     else:
         side = np.zeros(n, dtype=bool)
