@@ -87,18 +87,16 @@ def _gather_reduce_cpu(indptr, indices, x, hmask, use_mask, tmask, use_tmask, op
 
 
 @_jit
-def _push_reduce_cpu(heads, hptr, rid, etail, x, tmask, use_tmask, ebound, op, out, seen, touched):
+def _push_reduce_cpu(heads, hptr, rid, etail, x, ebound, op, out, seen, touched):
     k = 0
     for i in range(len(heads)):
         h = heads[i]
-        v = x[h]
+        v = x[i]
         for j in range(hptr[h], hptr[h + 1]):
             r = rid[j]
             if r >= ebound:
                 break  # head-major lists are in buffer order: the rest lie outside the valid region
             t = etail[r]
-            if use_tmask and not tmask[t]:
-                continue
             if not seen[t]:
                 seen[t] = True
                 touched[k] = t
@@ -252,14 +250,12 @@ def head_major(xp, cindices, num_heads):
     return hptr, rid.astype(np.int64)
 
 
-def push_reduce(xp, combiner, heads, hptr, rid, etail, x, ebound, tmask, scratch):
-    """Queue mode: combine ``x[h]`` along the buffered edges (slots < ebound) of the active ``heads``
-    into their tails (where ``tmask``).  Returns (sorted tails reached, their combined values)."""
+def push_reduce(xp, combiner, heads, hptr, rid, etail, x, ebound, scratch):
+    """Queue mode: combine ``x[i]`` (the message of ``heads[i]``) along the buffered edges (slots <
+    ebound) of the active heads into their tails.  Returns (sorted tails reached, combined values)."""
     if xp is np and combiner.op is not None:
         out, seen, touched = scratch
-        use = tmask is not None
-        k = _push_reduce_cpu(heads, hptr, rid, etail, x, tmask if use else np.zeros(1, bool), use, ebound,
-                             combiner.op, out, seen, touched)
+        k = _push_reduce_cpu(heads, hptr, rid, etail, x, ebound, combiner.op, out, seen, touched)
         tails = np.sort(touched[:k])
         seen[tails] = False
         return tails, out[tails]
@@ -268,13 +264,7 @@ def push_reduce(xp, combiner, heads, hptr, rid, etail, x, ebound, tmask, scratch
     seg, pos = expand(hptr, heads)
     r = rid[pos]
     keep = r < ebound
-    r, h = r[keep], heads[seg[keep]]
-    t = etail[r]
-    vals = x[h]
-    if tmask is not None:
-        ok = tmask[t]
-        t, vals = t[ok], vals[ok]
-    return scatter_combine(xp, combiner, t, vals)
+    return scatter_combine(xp, combiner, etail[r[keep]], x[seg[keep]])
 
 
 def scatter_combine(xp, combiner, t, vals):

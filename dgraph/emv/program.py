@@ -533,6 +533,25 @@ class EMVRun(BaseProgram):
             S.valid -= 1
         S.buf = None
         cindptr = lay.cindptr[: nt + 1]
+        if plan.fused and prog.queue and self._sparse(S, act, ns):
+            # few active heads: evaluate the message at them only and walk their edges
+            heads = xp.flatnonzero(act)
+            env = self._vertex_env(S, heads, role="head")
+            memo = {}
+            x = _full(xp, evaluate(plan.value, env, xp, memo), len(heads), prog.message)
+            if plan.head_cond is not None:
+                keep = _full(xp, evaluate(plan.head_cond, env, xp, memo), len(heads), bool)
+                heads, x = heads[keep], x[keep]
+            hptr, rid = lay.head_index()
+            tails, vals = kernels.push_reduce(xp, comb, heads, hptr, rid, lay.etail(), x, ns,
+                                              self._scratch(S, xp))
+            if plan.tail_cond is not None and len(tails):  # a tail-only condition drops all of a tail's messages
+                tenv = self._vertex_env(S, tails, role="tail")
+                keep = _full(xp, evaluate(plan.tail_cond, tenv, xp), len(tails), bool)
+                tails, vals = tails[keep], vals[keep]
+            S.recv = ("list", tails, vals)
+            S.sent += int((tails < lay.owned).sum())
+            return
         if plan.fused:
             env = self._vertex_env(S, slice(0, nh), role="head")
             memo = {}
@@ -545,14 +564,6 @@ class EMVRun(BaseProgram):
             if plan.tail_cond is not None:
                 tenv = self._vertex_env(S, slice(0, nt), role="tail")
                 tmask = _full(xp, evaluate(plan.tail_cond, tenv, xp), nt, bool)
-            if prog.queue and self._sparse(S, hmask, ns):
-                heads = xp.flatnonzero(hmask)
-                hptr, rid = lay.head_index()
-                tails, vals = kernels.push_reduce(xp, comb, heads, hptr, rid, lay.etail(), x, ns, tmask,
-                                                  self._scratch(S, xp))
-                S.recv = ("list", tails, vals)
-                S.sent += len(tails)
-                return
             bound = None
             if comb.op in (1, 2) and ns and nh:
                 if hmask is None:
@@ -577,7 +588,7 @@ class EMVRun(BaseProgram):
                 vals, ok = self._slot_values(S, plan, sel)
                 tails, comb_vals = kernels.scatter_combine(xp, comb, lay.etail()[sel][ok], vals[ok])
                 S.recv = ("list", tails, comb_vals)
-                S.sent += len(tails)
+                S.sent += int((tails < lay.owned).sum())
                 return
             sel = slice(0, ns)
             vals, ok = self._slot_values(S, plan, sel)

@@ -78,7 +78,7 @@ def grid(args):
     print(f"{'':10s} {'hops':>5s} {'exchanges':>10s} {'time':>10s} {'bytes':>12s}  check  (bytes: the loop's,"
           " not the one-time setup exchange of arcs that n > 1 and auto need)")
     for hops in (1, 2, 3, "auto"):
-        for name in ("PageRank", "BFS-Q"):
+        for name in args.algos.split(","):
             if name == "PageRank":
                 run = lambda h=hops: pr.run(PG, init={"rank": 1.0 / n}, hops=h, executor=args.executor)  # noqa: E731
             else:
@@ -106,5 +106,6 @@ if __name__ == "__main__":
     ap.add_argument("--executor", default="local", choices=["local", "tasks", "spmd"])
     ap.add_argument("--backend", default="numpy")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--algos", default="PageRank,BFS-Q", help="grid: PageRank, BFS-Q or both")
     a = ap.parse_args()
     rmat(a) if a.what == "rmat" else grid(a)
