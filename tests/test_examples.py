@@ -16,9 +16,11 @@ def test_quickstart_runs(capsys):
     assert "wrote" in out
 
 
-def test_emv_pagerank_example_runs(capsys):
+def test_emv_pagerank_example_runs(capsys, monkeypatch):
     import runpy
+    import sys
 
+    monkeypatch.setattr(sys, "argv", ["emv_pagerank.py", "2"])
     runpy.run_path(str(EXAMPLES / "emv_pagerank.py"), run_name="__main__")
     out = capsys.readouterr().out
     assert "max |EMV - dgraph.pagerank|" in out
