@@ -218,8 +218,9 @@ def gather_reduce(xp, combiner, indptr, indices, x, hmask=None, tmask=None, boun
     if op is None:
         valid = hmask[indices] if use else xp.ones(len(indices), dtype=bool)
         if tuse:
-            counts = indptr[1:] - indptr[:-1]
-            valid = valid & xp.repeat(tmask, counts)
+            from ..backend.primitives import row_ids  # noqa: PLC0415
+
+            valid = valid & tmask[row_ids(indptr)]
         return _custom_reduce(xp, combiner.ufunc, identity, indptr, x[indices], valid)
     out = xp.empty(n, dtype=x.dtype)
     counts = xp.empty(n, dtype=np.int32)

@@ -722,14 +722,9 @@ class EMVRun(BaseProgram):
             S.marks[I] = cur | _full(xp, act, count, bool)
         if halt is not None:
             h = _full(xp, halt, count, bool)
-            own = lay.owned
-            owned = (I.stop <= own and slice(None)) if isinstance(I, slice) else None
-            if isinstance(I, slice):
-                cont = bool((~h[: min(own, count)]).any())
-            else:
-                cont = bool((~h[I < own]).any())
-            S.cont = S.cont or cont
-            del owned
+            own = lay.owned  # only the owned vertices vote (replicas vote where they are owned)
+            mine = h[: min(own, count)] if isinstance(I, slice) else h[I < own]
+            S.cont = S.cont or bool((~mine).any())
 
     def _mreduce(self, S, op, x, I, nv):
         xp = S.layout.xp
@@ -740,10 +735,10 @@ class EMVRun(BaseProgram):
         env = self._slot_env(S, slice(0, len(vals)), values=vals)
         if op == "count":
             v = xp.ones(len(vals), dtype=np.int64)
-        else:
+        else:  # min/max/sum of a per-message expression, in float64 (an integer sum stays integer)
             v = evaluate(x, env, xp)
-            v = _full(xp, v, len(vals), np.result_type(getattr(v, "dtype", np.float64), np.float64)
-                      if op != "sum" or np.asarray(v).dtype.kind == "f" else np.int64)
+            kind = getattr(v, "dtype", np.dtype(type(v))).kind
+            v = _full(xp, v, len(vals), np.int64 if (op == "sum" and kind in "iub") else np.float64)
         from .frame import parse_combiner  # noqa: PLC0415
 
         comb = parse_combiner("sum" if op == "count" else op, v.dtype)

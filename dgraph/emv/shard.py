@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import to_backend, to_numpy
+from ..backend.primitives import row_ids
 from .replicas import hop_sets
 
 
@@ -52,9 +53,7 @@ class Layout:
     def etail(self):
         """The local tail of every buffer slot (built once, on first use)."""
         if self._etail is None:
-            xp = self.xp
-            counts = self.cindptr[1:] - self.cindptr[:-1]
-            self._etail = xp.repeat(xp.arange(len(counts), dtype=np.int64), counts)
+            self._etail = row_ids(self.cindptr)  # CuPy's repeat takes no array of counts
         return self._etail
 
     def head_index(self):
@@ -91,7 +90,7 @@ def whole_layout(shard):
     else:
         cindptr, cindices, weights = shard.indptr, shard.indices, shard.weights
     L = xp.arange(n, dtype=shard.indices.dtype)
-    return Layout(xp, L, [n], cindptr.astype(np.int64, copy=False), cindices, weights, shard.degree, True)
+    return Layout(xp, L, [n, n], cindptr.astype(np.int64, copy=False), cindices, weights, shard.degree, True)
 
 
 def one_hop_layout(shard):
@@ -111,7 +110,7 @@ def one_hop_layout(shard):
     lay = Layout(xp, L, [len(owned), len(L)], cindptr.astype(np.int64, copy=False), lmap[cindices], weights,
                  shard.degree[L], False)
     # the owned vertices others replicate: heads of my out-edges into other partitions
-    rows = xp.repeat(xp.arange(shard.num_rows, dtype=np.int64), shard.indptr[1:] - shard.indptr[:-1])
+    rows = row_ids(shard.indptr)
     cross = xp.unique(rows[~mine[shard.indices]])
     lay.send_local = cross
     lay.send_ids = owned[cross]
@@ -122,7 +121,7 @@ def one_hop_layout(shard):
 def arcs_of(shard):
     """This shard's out-edges as (source, target, weight) global arcs (numpy): the setup exchange."""
     xp = shard.xp
-    rows = xp.repeat(xp.arange(shard.num_rows, dtype=np.int64), shard.indptr[1:] - shard.indptr[:-1])
+    rows = row_ids(shard.indptr)
     src = shard.global_rows()[rows]
     w = shard.weights
     return {"src": src, "dst": shard.indices, "w": w if w is not None else xp.empty(0)}
