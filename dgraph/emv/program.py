@@ -33,7 +33,7 @@ import numpy as np
 from ..backend import to_backend
 from ..engine.program import Contribution
 from ..engine.program import Program as BaseProgram
-from ..errors import EMVError, InputError
+from ..errors import EMVError
 from . import kernels
 from .api import SENDS, trace
 from .frame import build_field, init_specs, parse_combiner, parse_message, parse_state
@@ -61,6 +61,7 @@ class SendPlan:
     def __init__(self, tr, materialize):
         value, cond = tr.send
         self.value = value
+        self.materialize = materialize  # a MESSAGE or MLIST step reads the buffer before the next send
         head_cond, tail_cond, mixed = [], [], []
         for f in ([] if cond is None else _factors(cond)):
             r = _roles(f)
@@ -576,8 +577,7 @@ class EMVRun(BaseProgram):
                     bound = (masked.min() if comb.op == 1 else masked.max()).item()
             out, counts = kernels.gather_reduce(xp, comb, cindptr, lay.cindices[:ns], x, hmask, tmask, bound)
         else:
-            if prog.queue and S.buf is None and act is not None and self._sparse(S, act, ns) and \
-                    plan is not None and not self._materialized(i):
+            if prog.queue and act is not None and not plan.materialize and self._sparse(S, act, ns):
                 heads = xp.flatnonzero(act)
                 hptr, rid = lay.head_index()
                 from ..backend.primitives import expand  # noqa: PLC0415
@@ -594,27 +594,13 @@ class EMVRun(BaseProgram):
             vals, ok = self._slot_values(S, plan, sel)
             if act is not None:
                 ok = ok & act[lay.cindices[:ns]]
-            if self._materialized(i):
+            if plan.materialize:
                 S.buf = (vals, ok, nt)
                 S.recv = None
                 return
             out, counts = kernels.segment_reduce(xp, comb, cindptr, vals, ok)
         S.recv = ("prefix", out, counts)
         S.sent += int((counts[: lay.owned] > 0).sum()) if lay.owned else 0
-
-    def _materialized(self, i):
-        return not self.prog.plans[i].fused and self._needs_buffer(i)
-
-    def _needs_buffer(self, i):
-        tr = self.prog.traced
-        j = (i + 1) % len(tr)
-        while tr[j].kind not in SENDS:
-            if tr[j].kind in ("MESSAGE", "MLIST"):
-                return True
-            j = (j + 1) % len(tr)
-            if j == i:
-                break
-        return False
 
     def _slot_values(self, S, plan, sel):
         xp = S.layout.xp
@@ -768,4 +754,4 @@ def _pad(xp, a, n, fill):
     return out
 
 
-__all__ = ["Program", "EMVRun", "InputError"]
+__all__ = ["Program", "EMVRun"]
