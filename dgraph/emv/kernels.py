@@ -202,6 +202,7 @@ def segment_reduce(xp, combiner, indptr, vals, valid=None):
     if xp is np:
         _seg_reduce_cpu(indptr, vals, valid if use else np.zeros(1, bool), use, op, ident, out, counts)
     else:
+        vals = xp.ascontiguousarray(vals)
         k = _gpu_kernel("seg_reduce", vals.dtype, op)
         _launch(k, n, (indptr, vals, valid if use else xp.zeros(1, bool), np.int32(use), ident, out, counts,
                        np.int64(n)))
@@ -230,6 +231,7 @@ def gather_reduce(xp, combiner, indptr, indices, x, hmask=None, tmask=None, boun
         _gather_reduce_cpu(indptr, indices, x, hmask if use else none, use, tmask if tuse else none, tuse, op,
                            ident, out, counts, bound is not None, x.dtype.type(ident if bound is None else bound))
     else:
+        x, indices = xp.ascontiguousarray(x), xp.ascontiguousarray(indices)
         k = _gpu_kernel("gather_reduce", x.dtype, op, indices.dtype)
         _launch(k, n, (indptr, indices, x, hmask if use else none, np.int32(use), tmask if tuse else none,
                        np.int32(tuse), ident, out, counts, np.int64(n), np.int32(bound is not None),
