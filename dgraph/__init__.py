@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 
-from .errors import (BackendError, DGraphError, ExecutorError, FileFormatError, GraphTooLargeError, InputError,
+from .errors import (BackendError, DGraphError, EMVError, ExecutorError, FileFormatError, GraphTooLargeError, InputError,
                      MissingFileError, OutputExistsError, PipelineError, VertexNotFoundError, WorkerLostError)
 from .graph import Graph, from_edges
 
@@ -36,6 +36,8 @@ _LAZY = {
     "lcc": ("dgraph.algorithms.lcc", "lcc"),
     "triangle_count": ("dgraph.algorithms.triangles", "triangle_count"),
     "Result": ("dgraph.engine.result", "Result"),
+    "emv": ("dgraph.emv", None),
+    "maximal_matching": ("dgraph.algorithms.matching", "maximal_matching"),
     "Pipeline": ("dgraph.pipeline", "Pipeline"),
     "load_pipeline": ("dgraph.pipeline", "load_pipeline"),
     "PartitionedGraph": ("dgraph.partition.partitioned", "PartitionedGraph"),
@@ -53,7 +55,7 @@ _LAZY = {
     "backend": ("dgraph.backend", None),
 }
 
-__all__ = ["DGraphError", "InputError", "FileFormatError", "MissingFileError", "OutputExistsError",
+__all__ = ["DGraphError", "EMVError", "InputError", "FileFormatError", "MissingFileError", "OutputExistsError",
            "VertexNotFoundError", "PipelineError", "BackendError", "GraphTooLargeError", "ExecutorError", "WorkerLostError", "Graph", "from_edges",
            *_LAZY]
 

@@ -49,6 +49,11 @@ ALGORITHMS = {
                      ("--raw", dict(dest="normalized", action="store_false", default=None,
                                     help="do not normalize (NetworkX normalized=False)")),
                      ("--endpoints", dict(action="store_true", default=None, help="count path endpoints"))]},
+    "maximal_matching": {"help": "maximal bipartite matching (randomized request/grant/accept, EMV model)",
+                         "options": ["left", "seed"],
+                         "flags": [("--left", dict(nargs="+", help="the left side's vertex ids (default: "
+                                                                   "2-colour the graph)")),
+                                   ("--seed", dict(type=int, default=0, help="random priorities (default 0)"))]},
 }
 
 
@@ -131,6 +136,9 @@ def _summary(name, r, G, args):
         what = f"{len(np.unique(cols['label'])):,} communities"
     elif name == "lcc":
         what = f"mean {cols['lcc'].mean() if n else 0:.6g}"
+    elif name == "maximal_matching":
+        what = f"{int((cols['mate'] != -1).sum()) // 2:,} matched pairs" if cols["mate"].dtype.kind in "iu" else \
+            f"{sum(m is not None and m != -1 for m in cols['mate']) // 2:,} matched pairs"
     elif name == "triangle_count":
         what = f"{r.params.get('total', int(cols['triangles'].sum()) // 3):,} triangles"
     else:  # bc
@@ -152,6 +160,8 @@ def cmd_algorithm(args):
     kwargs = {key: getattr(args, key) for key in ALGORITHMS[name]["options"] if getattr(args, key) is not None}
     if "sources" in kwargs:
         kwargs["sources"] = [_vertex_arg(G, v, "sources") for v in kwargs["sources"]]
+    if "left" in kwargs:
+        kwargs["left"] = [_vertex_arg(G, v, "left") for v in kwargs["left"]]
     positional = []
     if "source" in vars(args):
         positional.append(_vertex_arg(G, args.source, "source"))

@@ -59,3 +59,8 @@ class WorkerLostError(ExecutorError):
 class PipelineError(InputError):
     """A pipeline file or a Pipeline definition is wrong; the message names the file, line and column
     of the YAML node (or the step and key) and what is allowed there."""
+
+
+class EMVError(InputError):
+    """An edge-message-vertex program is wrong: a bad declaration, or a user function that cannot be
+    traced into array expressions; the message names the function's file and line and why."""

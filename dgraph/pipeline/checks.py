@@ -14,7 +14,7 @@ import numbers
 from pathlib import Path
 
 #: the algorithms a step can run (dgraph function names) and their aliases
-ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc")
+ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching")
 SUBGRAPH = "subgraph"
 SUBGRAPH_KEYS = ("largest_component_of", "reachable_from", "vertices")
 #: which step kinds each subgraph selector reads
@@ -107,6 +107,13 @@ def check_option(fail, path, key, value):
                 fail(path, "a mapping needs kind: butterfly or all-to-all")
         else:
             need(isinstance(value, str), "butterfly, butterfly:<fanout>, all-to-all, or {kind: ..., fanout: ...}")
+    elif key == "left":
+        need(value is None or (isinstance(value, list) and all(_is_vertex(x) for x in value)),
+             "a list of vertex ids (the left side), or null (2-colour the graph)")
+    elif key == "seed":
+        need(_is_int(value) and value >= 0, "a non-negative integer")
+    elif key == "hops":
+        need(value == "auto" or (_is_int(value) and 1 <= value <= 16), "an integer 1..16 or auto")
     elif key == "personalization":
         need(isinstance(value, dict) and value and all(_is_vertex(k) for k in value)
              and all(_is_number(x) for x in value.values()),

@@ -1,0 +1,292 @@
+"""The combining kernels of the message buffer, for numpy (numba) and CuPy (CUDA), one op code each.
+
+Op codes: 0 sum, 1 min, 2 max.  Every kernel reduces a segment's messages
+in buffer order (the order of the segment's in-edges, sources ascending), so
+a vertex's combined value does not depend on how the graph is partitioned.
+
+- :func:`segment_reduce`: per segment of a materialized buffer (values, valid flags).
+- :func:`gather_reduce`: the buffer is never written: a message that depends
+  only on its head is computed once per vertex (``x``) and each segment
+  reduces ``x[head]`` over its edges (heads masked by ``hmask``: the send's
+  condition, the active set).
+- :func:`push_reduce`: queue mode, few active heads: walk the active heads'
+  edges (head-major index into the buffer) and combine ``x[head]`` into the
+  tails, listing the tails reached.
+
+Custom ufunc combiners use numpy's ``reduceat`` / ``at`` (CuPy: on the host).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backend.cpu_kernels import _jit
+
+OPS = {"sum": 0, "min": 1, "max": 2}
+
+
+# -- numba (CPU) ------------------------------------------------------------------------------
+
+@_jit
+def _head_major_cpu(cindices, hptr, rid):
+    cursor = hptr[:-1].copy()
+    for j in range(len(cindices)):
+        h = cindices[j]
+        rid[cursor[h]] = j
+        cursor[h] += 1
+
+
+@_jit
+def _seg_reduce_cpu(indptr, vals, valid, use_valid, op, identity, out, counts):
+    for t in range(len(indptr) - 1):
+        acc = identity
+        c = 0
+        for j in range(indptr[t], indptr[t + 1]):
+            if use_valid and not valid[j]:
+                continue
+            x = vals[j]
+            if op == 0:
+                acc += x
+            elif op == 1:
+                if x < acc:
+                    acc = x
+            elif x > acc:
+                acc = x
+            c += 1
+        out[t] = acc
+        counts[t] = c
+
+
+@_jit
+def _gather_reduce_cpu(indptr, indices, x, hmask, use_mask, tmask, use_tmask, op, identity, out, counts, early,
+                       bound):
+    for t in range(len(indptr) - 1):
+        acc = identity
+        c = 0
+        if use_tmask and not tmask[t]:
+            out[t] = acc
+            counts[t] = 0
+            continue
+        for j in range(indptr[t], indptr[t + 1]):
+            h = indices[j]
+            if use_mask and not hmask[h]:
+                continue
+            v = x[h]
+            if op == 0:
+                acc += v
+            elif op == 1:
+                if v < acc:
+                    acc = v
+            elif v > acc:
+                acc = v
+            c += 1
+            if early and acc == bound:
+                break  # no message can beat the best any head sends (the count stays > 0)
+        out[t] = acc
+        counts[t] = c
+
+
+@_jit
+def _push_reduce_cpu(heads, hptr, rid, etail, x, ebound, op, out, seen, touched):
+    k = 0
+    for i in range(len(heads)):
+        h = heads[i]
+        v = x[i]
+        for j in range(hptr[h], hptr[h + 1]):
+            r = rid[j]
+            if r >= ebound:
+                break  # head-major lists are in buffer order: the rest lie outside the valid region
+            t = etail[r]
+            if not seen[t]:
+                seen[t] = True
+                touched[k] = t
+                k += 1
+                out[t] = v
+            elif op == 0:
+                out[t] += v
+            elif op == 1:
+                if v < out[t]:
+                    out[t] = v
+            elif v > out[t]:
+                out[t] = v
+    return k
+
+
+# -- CUDA (CuPy) ------------------------------------------------------------------------------
+
+_CTYPES = {"float64": "double", "float32": "float", "int64": "long long", "int32": "int", "int16": "short",
+           "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "uint32": "unsigned int",
+           "uint64": "unsigned long long"}
+
+_GPU_SRC = r"""
+__device__ __forceinline__ void comb(T& acc, T v) {
+    if (OP == 0) acc += v; else if (OP == 1) { if (v < acc) acc = v; } else { if (v > acc) acc = v; }
+}
+extern "C" __global__ void seg_reduce(const long long* indptr, const T* vals, const bool* valid, int use_valid,
+                                      T identity, T* out, int* counts, long long n) {
+    long long t = blockDim.x * (long long)blockIdx.x + threadIdx.x;
+    if (t >= n) return;
+    T acc = identity; int c = 0;
+    for (long long j = indptr[t]; j < indptr[t + 1]; ++j) {
+        if (use_valid && !valid[j]) continue;
+        comb(acc, vals[j]); ++c;
+    }
+    out[t] = acc; counts[t] = c;
+}
+extern "C" __global__ void gather_reduce(const long long* indptr, const IDX* indices, const T* x,
+                                         const bool* hmask, int use_mask, const bool* tmask, int use_tmask,
+                                         T identity, T* out, int* counts, long long n, int early, T bound) {
+    long long t = blockDim.x * (long long)blockIdx.x + threadIdx.x;
+    if (t >= n) return;
+    T acc = identity; int c = 0;
+    if (use_tmask && !tmask[t]) { out[t] = acc; counts[t] = 0; return; }
+    for (long long j = indptr[t]; j < indptr[t + 1]; ++j) {
+        IDX h = indices[j];
+        if (use_mask && !hmask[h]) continue;
+        comb(acc, x[h]); ++c;
+        if (early && acc == bound) break;
+    }
+    out[t] = acc; counts[t] = c;
+}
+"""
+
+_GPU_CACHE = {}
+
+
+def _gpu_kernel(name, dtype, op, idx_dtype="int64"):
+    import cupy as cp  # noqa: PLC0415
+
+    key = (name, str(dtype), op, str(idx_dtype))
+    if key not in _GPU_CACHE:
+        src = (f"#define OP {op}\ntypedef {_CTYPES[str(np.dtype(dtype))]} T;\n"
+               f"typedef {_CTYPES[str(np.dtype(idx_dtype))]} IDX;\n" + _GPU_SRC)
+        _GPU_CACHE[key] = cp.RawModule(code=src, options=("-std=c++14",)).get_function(name)
+    return _GPU_CACHE[key]
+
+
+def _launch(kernel, n, args):
+    if n:
+        threads = 256
+        kernel(((n + threads - 1) // threads,), (threads,), args)
+
+
+# -- entry points ------------------------------------------------------------------------------
+
+def _custom_reduce(xp, ufunc, identity, indptr, vals, valid):
+    """A custom ufunc combiner: numpy reduceat over the non-empty segments (on the host for CuPy)."""
+    from ..backend import to_backend, to_numpy  # noqa: PLC0415
+
+    indptr, vals = to_numpy(indptr), to_numpy(vals)
+    n = len(indptr) - 1
+    ok = np.ones(len(vals), bool) if valid is None else to_numpy(valid)
+    v = np.where(ok, vals, vals.dtype.type(identity))
+    out = np.full(n, identity, dtype=vals.dtype)
+    counts = np.zeros(n, dtype=np.int32)
+    nz = np.flatnonzero(np.diff(indptr) > 0)
+    if len(nz):  # consecutive non-empty starts bound exactly one segment each
+        out[nz] = ufunc.reduceat(v, indptr[nz])
+        counts[nz] = np.add.reduceat(ok.astype(np.int32), indptr[nz])
+    return to_backend(out, xp), to_backend(counts, xp)
+
+
+def segment_reduce(xp, combiner, indptr, vals, valid=None):
+    """Per segment of ``vals`` (buffer order): (combined, message count)."""
+    op, identity = combiner.op, combiner.identity
+    n = len(indptr) - 1
+    if op is None:
+        return _custom_reduce(xp, combiner.ufunc, identity, indptr, vals, valid)
+    out = xp.empty(n, dtype=vals.dtype)
+    counts = xp.empty(n, dtype=np.int32)
+    ident = vals.dtype.type(identity)
+    use = valid is not None
+    if xp is np:
+        _seg_reduce_cpu(indptr, vals, valid if use else np.zeros(1, bool), use, op, ident, out, counts)
+    else:
+        vals = xp.ascontiguousarray(vals)
+        k = _gpu_kernel("seg_reduce", vals.dtype, op)
+        _launch(k, n, (indptr, vals, valid if use else xp.zeros(1, bool), np.int32(use), ident, out, counts,
+                       np.int64(n)))
+    return out, counts
+
+
+def gather_reduce(xp, combiner, indptr, indices, x, hmask=None, tmask=None, bound=None):
+    """Per segment, the combination of ``x[head]`` over its edges (heads where ``hmask``, tails where
+    ``tmask``).  ``bound`` (min/max): the best value any head sends; a segment that reaches it stops
+    scanning (Beamer's bottom-up early exit, for any min or max combiner)."""
+    op, identity = combiner.op, combiner.identity
+    n = len(indptr) - 1
+    use, tuse = hmask is not None, tmask is not None
+    if op is None:
+        valid = hmask[indices] if use else xp.ones(len(indices), dtype=bool)
+        if tuse:
+            from ..backend.primitives import row_ids  # noqa: PLC0415
+
+            valid = valid & tmask[row_ids(indptr)]
+        return _custom_reduce(xp, combiner.ufunc, identity, indptr, x[indices], valid)
+    out = xp.empty(n, dtype=x.dtype)
+    counts = xp.empty(n, dtype=np.int32)
+    ident = x.dtype.type(identity)
+    none = np.zeros(1, bool) if xp is np else xp.zeros(1, bool)
+    if xp is np:
+        _gather_reduce_cpu(indptr, indices, x, hmask if use else none, use, tmask if tuse else none, tuse, op,
+                           ident, out, counts, bound is not None, x.dtype.type(ident if bound is None else bound))
+    else:
+        x, indices = xp.ascontiguousarray(x), xp.ascontiguousarray(indices)
+        k = _gpu_kernel("gather_reduce", x.dtype, op, indices.dtype)
+        _launch(k, n, (indptr, indices, x, hmask if use else none, np.int32(use), tmask if tuse else none,
+                       np.int32(tuse), ident, out, counts, np.int64(n), np.int32(bound is not None),
+                       x.dtype.type(ident if bound is None else bound)))
+    return out, counts
+
+
+def head_major(xp, cindices, num_heads):
+    """(hptr, rid): every head's buffer slots, in buffer order (a counting sort: no comparison sort)."""
+    counts = xp.bincount(cindices, minlength=num_heads) if len(cindices) else xp.zeros(num_heads, np.int64)
+    hptr = xp.zeros(num_heads + 1, dtype=np.int64)
+    xp.cumsum(counts, out=hptr[1:])
+    if xp is np:
+        rid = np.empty(len(cindices), dtype=np.int64)
+        _head_major_cpu(cindices, hptr, rid)
+        return hptr, rid
+    # CuPy: a stable sort by head (buffer order within a head)
+    rid = xp.argsort(cindices.astype(np.int64) * max(len(cindices), 1) + xp.arange(len(cindices)))
+    return hptr, rid.astype(np.int64)
+
+
+def push_reduce(xp, combiner, heads, hptr, rid, etail, x, ebound, scratch):
+    """Queue mode: combine ``x[i]`` (the message of ``heads[i]``) along the buffered edges (slots <
+    ebound) of the active heads into their tails.  Returns (sorted tails reached, combined values)."""
+    if xp is np and combiner.op is not None:
+        out, seen, touched = scratch
+        k = _push_reduce_cpu(heads, hptr, rid, etail, x, ebound, combiner.op, out, seen, touched)
+        tails = np.sort(touched[:k])
+        seen[tails] = False
+        return tails, out[tails]
+    from ..backend.primitives import expand  # noqa: PLC0415
+
+    seg, pos = expand(hptr, heads)
+    r = rid[pos]
+    keep = r < ebound
+    return scatter_combine(xp, combiner, etail[r[keep]], x[seg[keep]])
+
+
+def scatter_combine(xp, combiner, t, vals):
+    """The messages ``vals`` to tails ``t`` (any order) combined per tail: (sorted tails, values)."""
+    from ..backend.primitives import scatter_max, scatter_min  # noqa: PLC0415
+
+    tails = xp.unique(t)
+    at = xp.searchsorted(tails, t)
+    out = xp.full(len(tails), combiner.identity, dtype=vals.dtype)
+    if combiner.op == 0:
+        xp.add.at(out, at, vals)
+    elif combiner.op == 1:
+        scatter_min(out, at, vals)
+    elif combiner.op == 2:
+        scatter_max(out, at, vals)
+    else:
+        from ..backend import to_backend, to_numpy  # noqa: PLC0415
+
+        o = to_numpy(out)
+        combiner.ufunc.at(o, to_numpy(at), to_numpy(vals))
+        out = to_backend(o, xp)
+    return tails, out
