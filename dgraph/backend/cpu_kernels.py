@@ -128,3 +128,28 @@ def warm_up():
                    np.empty(2, vdt), deg)
         visit_pull(indptr, indices, np.array([True, False]), 0, none, labels.copy(), parents.copy(), 1,
                    np.empty(2, vdt), deg)
+
+
+def _pjit(fn):
+    """Like :func:`_jit`, compiled with ``parallel=True`` (``prange`` loops over the CPU's threads)."""
+    compiled = None
+
+    def call(*args):
+        nonlocal compiled
+        if compiled is None:
+            import numba  # noqa: PLC0415
+
+            compiled = numba.njit(cache=True, nogil=True, parallel=True)(fn)
+        return compiled(*args)
+
+    call.__name__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    call.py_func = fn
+    return call
+
+
+def num_threads():
+    """The number of threads numba's ``prange`` loops run on."""
+    import numba  # noqa: PLC0415
+
+    return int(numba.get_num_threads())
