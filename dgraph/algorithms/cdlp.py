@@ -53,6 +53,9 @@ from ..errors import InputError
 #: numpy: a shard with at least this many arcs counts its rows on all the CPU's threads
 PAR_MIN_ARCS = 1 << 16
 
+#: numpy: rows with no changed neighbor are skipped once fewer than 1/SKIP_BELOW of the labels changed
+SKIP_BELOW = 4
+
 
 def _run_max(xp, run_rows, counts, num_rows):
     """For every run, the largest count among the runs of its row (run_rows sorted)."""
@@ -160,9 +163,12 @@ class CDLP(Program):
                 st["prev"] = label.copy()
                 st["dirty"] = np.zeros(shard.n, dtype=bool)
                 has_dirty = False
-            else:
-                cpu_cdlp.mark_changed(label, st["prev"], st["dirty"])
+            elif int(ctx.report.get("changed", shard.n)) * SKIP_BELOW < shard.n:
+                cpu_cdlp.mark_changed(label, st["prev"], st["dirty"])  # few changed: skip the quiet rows
                 has_dirty = True
+            else:  # most changed (a grid's labels oscillate): the flags would skip nothing
+                np.copyto(st["prev"], label)
+                has_dirty = False
             changed = cpu_cdlp.cdlp_step_par(shard.indptr, shard.indices, st["cindptr"], st["cindices"],
                                              shard.directed, not shard.directed, shard.row_base, shard.rows, label,
                                              st["dirty"], has_dirty, st["scratch"], st["keys"], st["counts"], new,

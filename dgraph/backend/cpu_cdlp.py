@@ -155,8 +155,9 @@ def mark_changed(label, prev, dirty):
 @_pjit
 def cdlp_step_par(indptr, indices, cindptr, cindices, use_in, loops_twice, row_base, rows, label, dirty, has_dirty,
                   scratch, keys, counts, out, changed_by):
-    """:func:`cdlp_step` over ``T = len(changed_by)`` threads (thread t: rows t, t + T, ...; its own rows
-    of ``scratch``, ``keys``, ``counts``), the same labels; returns how many owned labels changed.
+    """:func:`cdlp_step` over ``T = len(changed_by)`` threads (thread t: a contiguous block of rows with
+    about 1/T of the out-arcs; its own rows of ``scratch``, ``keys``, ``counts``), the same labels; returns
+    how many owned labels changed.
 
     ``has_dirty``: ``dirty[u]`` says whether ``label[u]`` changed in the last superstep, and ``label``
     of every owned vertex is what its row computed then; a row none of whose counted neighbors is
@@ -166,12 +167,16 @@ def cdlp_step_par(indptr, indices, cindptr, cindices, use_in, loops_twice, row_b
     nrows = indptr.shape[0] - 1
     identity = rows.shape[0] == 0
     cap = keys.shape[1]
+    arcs = indptr[nrows]
     for t in prange(T):
         sc = scratch[t]
         kt = keys[t]
         ct = counts[t]
         changed = 0
-        for r in range(t, nrows, T):
+        # a contiguous block of rows holding about 1/T of the arcs (no two threads write one cache line)
+        r0 = 0 if t == 0 else np.searchsorted(indptr, arcs * t // T)
+        r1 = nrows if t == T - 1 else np.searchsorted(indptr, arcs * (t + 1) // T)
+        for r in range(r0, r1):
             v = r + row_base if identity else rows[r]
             old = label[v]
             if has_dirty:
