@@ -42,6 +42,11 @@ ids, the same on every shard: every executor, partition count and batch size
 returns the same bits (for shards cut from one Graph with ``G.partition``).
 sigma is a float64 path count, as in NetworkX: exact below 2**53 paths.
 
+One whole shard on numpy (the local executor, one partition) runs every
+batch in one call instead (``run_steps``): Brandes source by source in numba
+(:mod:`dgraph.backend.cpu_bc`), with the same sums in the same order, so the
+same bits, and the same superstep records.
+
 The scaling is NetworkX's (``networkx.algorithms.centrality.betweenness._rescale``
 without sampling): with ``N = n`` when ``endpoints`` else ``n - 1``, and
 nothing scaled when ``N < 2``: normalized divides by ``N * (N - 1)``;

@@ -45,7 +45,11 @@ the frontier's edges (:mod:`dgraph.backend.gpu_sssp`): an ``atomicMin`` on
 the distance bits, then one on the hop counts of the ties, in place, and
 the parents are one ``atomicMin`` pass over the edges.  ``kernels="generic"``
 keeps the vectorized steps below; they are the reference, and every kernel
-set gives the same bits, the same supersteps and the same counters.
+set gives the same bits, the same supersteps and the same counters.  One
+whole numpy shard runs many supersteps per numba call (``run_steps``): the
+relaxation in place against a snapshot of the frontier, or over the CPU's
+threads with per-thread running bests, and the near/far split and the next
+bucket in the same kernel.
 
 Across partitions: every shard keeps the global distance array, relaxes the
 out-edges of the frontier vertices it owns and contributes, per vertex it

@@ -35,6 +35,15 @@ The Program runs three supersteps on any number of shards:
    ``N+(u)`` against it -- the same checks and the same hits, so the same
    integer counts (the directed-LCC 1-or-2 arc multiplicities included).
 
+One whole undirected shard on numpy (the local executor, one partition)
+runs the three supersteps in one call instead (``run_steps``,
+:func:`dgraph.backend.cpu_triangles.undirected_counts`): the simple rows and
+the (degree, id) orientation are built in the CSR's own slots, and each
+triangle is found once, from its lowest-ranked corner (stamp ``N+(u)``, walk
+``N+(w)`` for every ``w`` in it), over the CPU's threads with a count array
+per thread; the per-vertex counts are the same integers and the three
+reports the same numbers (``checks`` is computed as ``sum d * d+``).
+
 Work: ``sum over u of d(u) * d+(u)`` checks over all shards, and the
 (degree, id) orientation keeps ``d+(u) <= sqrt(2 E)``, so it is
 ``O(E^1.5)`` whatever the degree skew (every triangle is enumerated three
