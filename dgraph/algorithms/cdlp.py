@@ -156,9 +156,10 @@ class CDLP(Program):
                 cap = 1
                 while cap < 2 * size:
                     cap *= 2
-                st["scratch"] = np.empty((T, size), dtype=label.dtype)
-                st["keys"] = np.empty((T, cap), dtype=np.int64)
-                st["counts"] = np.empty((T, cap), dtype=np.int64)
+                # each thread's rows padded apart by 64 elements: threads never write one cache line
+                st["scratch"] = np.empty((T, size + 64), dtype=label.dtype)
+                st["keys"] = np.empty((T, cap + 64), dtype=np.int64)
+                st["counts"] = np.empty((T, cap + 64), dtype=np.int64)
                 st["by"] = np.zeros(T, dtype=np.int64)
                 st["prev"] = label.copy()
                 st["dirty"] = np.zeros(shard.n, dtype=bool)
