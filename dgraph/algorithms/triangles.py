@@ -145,9 +145,12 @@ class TriangleProgram(Program):
         t0 = time.perf_counter()
         tri, deg, arcs, oriented, checks = cpu_triangles.undirected_counts(shard.indptr, shard.indices,
                                                                           cpu_kernels.num_threads())
-        seconds = time.perf_counter() - t0
         st.clear()
         st.update({"tri": tri, "degree": deg, "mult": None})
+        if self.lcc:  # the values too, over the threads (finish's numpy steps, the same bits)
+            st["lcc"] = np.empty(len(tri), dtype=np.float64)
+            cpu_triangles.lcc_values(tri, deg, st["lcc"])
+        seconds = time.perf_counter() - t0
         return [({"phase": PHASES[0], "edges": arcs // 2}, 0.0),
                 ({"phase": PHASES[1], "oriented": oriented}, 0.0),
                 ({"phase": PHASES[2], "total": int(tri.sum()) // 3, "checks": checks, "replica_arcs": oriented},
@@ -310,6 +313,8 @@ class TriangleProgram(Program):
     def finish(self, shard, st):
         if not self.lcc:
             return {"triangles": st["tri"]}
+        if "lcc" in st:
+            return {"lcc": st["lcc"]}
         xp = shard.xp
         d = st["degree"]
         # arcs among the neighbors: an undirected graph stores every edge both ways

@@ -62,6 +62,7 @@ def count_rows(pindptr, pnbr, gindptr, gnbr, gmult, stamp, tri, two):
 # -- the one-shard undirected fast path: orientation by (degree, id), stamp, threads ----------------
 
 from numba import prange  # noqa: E402
+import numpy as np  # noqa: E402
 
 from .cpu_kernels import _pjit  # noqa: E402
 
@@ -175,3 +176,14 @@ def undirected_counts(indptr, indices, threads):
     sum_rows(cnt, tri)
     oriented, checks = sums_of(deg, odeg)
     return tri, deg, oriented * 2, oriented, checks
+
+
+@_pjit
+def lcc_values(tri, deg, out):
+    """out[v] = 2 t(v) / (d (d - 1)) where d > 1, else 0: TriangleProgram.finish's float64 steps."""
+    for v in prange(out.shape[0]):
+        d = deg[v]
+        if d > 1:
+            out[v] = np.float64(tri[v] * 2) / np.float64(d * (d - 1))
+        else:
+            out[v] = 0.0
