@@ -288,8 +288,7 @@ def run_steps(indptr, indices, weights, weighted, dist, hops, pending, front, nf
                 if mark[x]:
                     touched[j] = x
                     j += 1
-        else:
-            touched[:k].sort()
+        # (fewer: left in discovery order -- the results do not depend on the frontier's order)
         if npile + k > pile.shape[0]:
             grown = np.empty(max(2 * pile.shape[0], npile + k), dtype=pile.dtype)
             grown[:npile] = pile[:npile]
@@ -313,15 +312,15 @@ def run_steps(indptr, indices, weights, weighted, dist, hops, pending, front, nf
                     if pending[x]:
                         pile[m] = x
                         m += 1
-            else:
-                pile[:npile].sort()
-                prev = -1
+            else:  # distinct by the marks (all clear here), no sort
                 for i in range(npile):
                     x = pile[i]
-                    if x != prev and pending[x]:
+                    if pending[x] and not mark[x]:
+                        mark[x] = True
                         pile[m] = x
                         m += 1
-                    prev = x
+                for i in range(m):
+                    mark[pile[i]] = False
             npile = m
             if m > 0:
                 closest = np.inf
