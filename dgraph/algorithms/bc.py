@@ -42,6 +42,11 @@ ids, the same on every shard: every executor, partition count and batch size
 returns the same bits (for shards cut from one Graph with ``G.partition``).
 sigma is a float64 path count, as in NetworkX: exact below 2**53 paths.
 
+One whole shard on numpy (the local executor, one partition) runs every
+batch in one call instead (``run_steps``): Brandes source by source in numba
+(:mod:`dgraph.backend.cpu_bc`), with the same sums in the same order, so the
+same bits, and the same superstep records.
+
 The scaling is NetworkX's (``networkx.algorithms.centrality.betweenness._rescale``
 without sampling): with ``N = n`` when ``endpoints`` else ``n - 1``, and
 nothing scaled when ``N < 2``: normalized divides by ``N * (N - 1)``;
@@ -66,7 +71,7 @@ BATCH_KEYS = 2 ** 21
 
 class BCState:
     __slots__ = ("bc", "local_of", "batch", "srcs", "depth", "sigma", "delta", "coef", "levels", "frontier",
-                 "phase", "level")
+                 "phase", "level", "fast")
 
 
 class BC(Program):
@@ -93,8 +98,60 @@ class BC(Program):
         if not shard.contiguous:
             st.local_of = xp.full(shard.n, -1, dtype=np.int64)
             st.local_of[shard.rows] = xp.arange(len(shard.rows), dtype=np.int64)
+        st.fast = _whole(shard) and xp is np and shard.n > 0 and len(self.sources) > 0
+        if st.fast:  # run_steps runs it all; the batch arrays are made only if it is not called
+            st.batch, st.phase, st.level, st.srcs = 0, "forward", 0, self.sources[:self.batch]
+            st.frontier, st.levels = st.srcs, [st.srcs]
+            st.depth = st.sigma = st.delta = st.coef = None
+            return st
         self._start_batch(shard, st, 0)
         return st
+
+    def run_steps(self, shard, st, ctx, limit):
+        """Every batch at once on one whole shard (numpy): Brandes source by source in numba
+        (:mod:`dgraph.backend.cpu_bc`), the same bits, and the superstep records the Program gives."""
+        import time  # noqa: PLC0415
+
+        if not st.fast or ctx.step != 0:
+            return None
+        from ..backend import cpu_bc  # noqa: PLC0415
+
+        n = shard.n
+        directed = bool(shard.directed)
+        if directed:
+            cindptr, cindices, _ = shard.csc(edge_ids=False)
+        else:
+            cindptr, cindices = shard.indptr[:1], shard.indices[:0]
+        sc = cpu_bc.Scratch(n, shard.indices.dtype)
+        out = []
+        for k in range(self.num_batches):
+            t0 = time.perf_counter()
+            per = [cpu_bc.run_source(shard.indptr, shard.indices, cindptr, cindices, directed, int(s),
+                                     self.endpoints, st.bc, sc)
+                   for s in self.sources[k * self.batch:(k + 1) * self.batch]]
+            D = max(p[0] for p in per)
+            cnt = np.zeros(D + 1, dtype=np.int64)
+            oute = np.zeros(D + 1, dtype=np.int64)
+            ine = np.zeros(D + 1, dtype=np.int64)
+            for d, c, o, i in per:
+                cnt[:d + 1] += c
+                oute[:d + 1] += o
+                ine[:d + 1] += i
+            reps = [{"phase": "forward", "batch": k, "level": L, "frontier": int(cnt[L]),
+                     "edges": int(oute[L] + ine[L]), "done": False} for L in range(D + 1)]
+            reps += [{"phase": "backward", "batch": k, "level": L, "frontier": int(cnt[L]), "edges": int(oute[L]),
+                      "done": False} for L in range(D - 1, 0, -1)]
+            seconds = (time.perf_counter() - t0) / len(reps)
+            out += [(r, seconds) for r in reps]
+        out[-1][0]["done"] = True
+        if len(out) > limit:  # a max_supersteps cut: run it superstep by superstep instead
+            st.bc[:] = 0.0
+            st.fast = False
+            self._start_batch(shard, st, 0)
+            return None
+        st.fast = False
+        st.phase, st.frontier, st.levels = "done", None, []
+        return out
 
     def _start_batch(self, shard, st, k):
         xp = shard.xp
@@ -165,6 +222,9 @@ class BC(Program):
 
     # -- one superstep ---------------------------------------------------------------
     def superstep(self, shard, st, ctx):
+        if st.fast:
+            st.fast = False
+            self._start_batch(shard, st, st.batch)
         xp = shard.xp
         L = st.level
         depth = st.depth
@@ -258,6 +318,11 @@ class BC(Program):
         if self.normalized:
             return 1 / (N * (N - 1))
         return 1.0 if directed else 0.5
+
+
+def _whole(shard):
+    """One shard holding every vertex as its rows, in order (local row = vertex id)."""
+    return shard.num_parts == 1 and shard.contiguous and shard.row_base == 0 and shard.num_rows == shard.n
 
 
 def _distinct(xp, keys, size):

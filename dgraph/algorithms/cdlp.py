@@ -50,6 +50,13 @@ from ..engine.program import Contribution, Program
 from ..errors import InputError
 
 
+#: numpy: a shard with at least this many arcs counts its rows on all the CPU's threads
+PAR_MIN_ARCS = 1 << 16
+
+#: numpy: rows with no changed neighbor are skipped once fewer than 1/SKIP_BELOW of the labels changed
+SKIP_BELOW = 4
+
+
 def _run_max(xp, run_rows, counts, num_rows):
     """For every run, the largest count among the runs of its row (run_rows sorted)."""
     if xp is np:
@@ -140,9 +147,33 @@ class CDLP(Program):
         if "scratch" in st:
             from ..backend import cpu_cdlp  # noqa: PLC0415
 
+            from ..backend import cpu_kernels  # noqa: PLC0415
+
             new = np.empty(shard.num_rows, dtype=label.dtype)
-            changed = cpu_cdlp.cdlp_step(shard.indptr, shard.indices, st["cindptr"], st["cindices"], shard.directed,
-                                         not shard.directed, shard.row_base, shard.rows, label, st["scratch"], new)
+            if "prev" not in st:  # threads' scratch, the last superstep's labels and the changed flags, once
+                T = cpu_kernels.num_threads() if shard.num_arcs >= PAR_MIN_ARCS else 1
+                size = st.pop("scratch").shape[0]
+                cap = 1
+                while cap < 2 * size:
+                    cap *= 2
+                # each thread's rows padded apart by 64 elements: threads never write one cache line
+                st["scratch"] = np.empty((T, size + 64), dtype=label.dtype)
+                st["keys"] = np.empty((T, cap + 64), dtype=np.int64)
+                st["counts"] = np.empty((T, cap + 64), dtype=np.int64)
+                st["by"] = np.zeros(T, dtype=np.int64)
+                st["prev"] = label.copy()
+                st["dirty"] = np.zeros(shard.n, dtype=bool)
+                has_dirty = False
+            elif int(ctx.report.get("changed", shard.n)) * SKIP_BELOW < shard.n:
+                cpu_cdlp.mark_changed(label, st["prev"], st["dirty"])  # few changed: skip the quiet rows
+                has_dirty = True
+            else:  # most changed (a grid's labels oscillate): the flags would skip nothing
+                np.copyto(st["prev"], label)
+                has_dirty = False
+            changed = cpu_cdlp.cdlp_step_par(shard.indptr, shard.indices, st["cindptr"], st["cindices"],
+                                             shard.directed, not shard.directed, shard.row_base, shard.rows, label,
+                                             st["dirty"], has_dirty, st["scratch"], st["keys"], st["counts"], new,
+                                             st["by"])
             return Contribution({"label": new}, {"changed": int(changed)})
         old = label[st["owned"]]
         row, best = mode_smallest(shard.xp, st["rows"], label[st["nbrs"]], shard.num_rows, shard.n)

@@ -105,8 +105,11 @@ class PageRank(Program):
     def run_steps(self, shard, st, ctx, limit):
         """A fixed iteration count on one GPU shard: every iteration queued on the device at once
         (pull: four kernels an iteration, gpu_pagerank), the L1 changes and per-iteration times (CUDA
-        events) read back once at the end."""
-        if shard.num_parts != 1 or shard.xp is np or self.iterations is None:
+        events) read back once at the end.  On numpy (one whole shard, pull): every iteration as one
+        fused numba pass over the CPU's threads."""
+        if shard.xp is np:
+            return self._cpu_steps(shard, st, ctx, limit)
+        if shard.num_parts != 1 or self.iterations is None:
             return None
         k = min(limit, self.iterations - ctx.step)
         if k < 2:
@@ -135,6 +138,42 @@ class PageRank(Program):
         deltas = cp.stack(deltas).get()
         return [({"delta": float(deltas[i]), "n": shard.n}, cp.cuda.get_elapsed_time(marks[i], marks[i + 1]) * 1e-3)
                 for i in range(k)]
+
+    def _cpu_steps(self, shard, st, ctx, limit):
+        """Iterations until converged() on one whole numpy shard, pull variant: each one a
+        :func:`~dgraph.backend.cpu_kernels.pagerank_step` (the in-edge sums, the new ranks, their
+        change and the next shares in one pass); the dangling mass and the L1 change are still numpy
+        sums, so the ranks and the reports are the superstep path's bits."""
+        import time  # noqa: PLC0415
+
+        if (self.variant != "pull" or shard.num_parts != 1 or not shard.contiguous or shard.row_base != 0
+                or shard.num_rows != shard.n or shard.n == 0):
+            return None
+        from ..backend import cpu_kernels  # noqa: PLC0415
+
+        n = shard.n
+        cindptr, cindices, _ = shard.csc(edge_ids=False)
+        inv_deg = st["inv_deg"]
+        share = st["rank"] * inv_deg
+        nxt = np.empty(n, dtype=np.float64)
+        diff = np.empty(n, dtype=np.float64)
+        vec = st["teleport"] is not None
+        spare = np.empty(n, dtype=np.float64)  # ranks ping-pong between two buffers after the first
+        out = []
+        step = ctx.step
+        report = ctx.report
+        while len(out) < limit and not self.converged(report, step):
+            t0 = time.perf_counter()
+            base = np.atleast_1d(np.asarray(self._base(shard, st), dtype=np.float64))
+            old = st["rank"]
+            new = spare
+            cpu_kernels.pagerank_step(cindptr, cindices, share, base, vec, self.d, inv_deg, old, new, diff, nxt)
+            st["rank"], spare = new, old
+            share, nxt = nxt, share
+            report = {"delta": float(diff.sum()), "n": n}
+            out.append((report, time.perf_counter() - t0))
+            step += 1
+        return out
 
     def finish(self, shard, st):
         return {"pagerank": st["rank"]}

@@ -35,6 +35,15 @@ The Program runs three supersteps on any number of shards:
    ``N+(u)`` against it -- the same checks and the same hits, so the same
    integer counts (the directed-LCC 1-or-2 arc multiplicities included).
 
+One whole undirected shard on numpy (the local executor, one partition)
+runs the three supersteps in one call instead (``run_steps``,
+:func:`dgraph.backend.cpu_triangles.undirected_counts`): the simple rows and
+the (degree, id) orientation are built in the CSR's own slots, and each
+triangle is found once, from its lowest-ranked corner (stamp ``N+(u)``, walk
+``N+(w)`` for every ``w`` in it), over the CPU's threads with a count array
+per thread; the per-vertex counts are the same integers and the three
+reports the same numbers (``checks`` is computed as ``sum d * d+``).
+
 Work: ``sum over u of d(u) * d+(u)`` checks over all shards, and the
 (degree, id) orientation keeps ``d+(u) <= sqrt(2 E)``, so it is
 ``O(E^1.5)`` whatever the degree skew (every triangle is enumerated three
@@ -114,6 +123,40 @@ class TriangleProgram(Program):
 
     # -- superstep 0, local part: the owned rows, symmetrized ------------------------------
     def init(self, shard):
+        if self._fast(shard):  # built by run_steps, or by superstep 0 if an executor does not batch
+            return {"fast": True}
+        return self._build(shard)
+
+    def _fast(self, shard):
+        """The one-shard undirected numpy path (:func:`dgraph.backend.cpu_triangles.undirected_counts`)."""
+        return (self.kernels == "fused" and shard.xp is np and not shard.directed and shard.num_parts == 1
+                and shard.contiguous and shard.row_base == 0 and shard.num_rows == shard.n and shard.n > 0)
+
+    def run_steps(self, shard, st, ctx, limit):
+        """All three supersteps at once on one whole undirected shard (numpy): the simple rows, the
+        (degree, id) orientation and the count in numba kernels over the CPU's threads; the per-vertex
+        counts are the same integers and the reports the same numbers as the three supersteps give."""
+        import time  # noqa: PLC0415
+
+        if not st.get("fast") or ctx.step != 0 or limit < 3:
+            return None
+        from ..backend import cpu_kernels, cpu_triangles  # noqa: PLC0415
+
+        t0 = time.perf_counter()
+        tri, deg, arcs, oriented, checks = cpu_triangles.undirected_counts(shard.indptr, shard.indices,
+                                                                          cpu_kernels.num_threads())
+        st.clear()
+        st.update({"tri": tri, "degree": deg, "mult": None})
+        if self.lcc:  # the values too, over the threads (finish's numpy steps, the same bits)
+            st["lcc"] = np.empty(len(tri), dtype=np.float64)
+            cpu_triangles.lcc_values(tri, deg, st["lcc"])
+        seconds = time.perf_counter() - t0
+        return [({"phase": PHASES[0], "edges": arcs // 2}, 0.0),
+                ({"phase": PHASES[1], "oriented": oriented}, 0.0),
+                ({"phase": PHASES[2], "total": int(tri.sum()) // 3, "checks": checks, "replica_arcs": oriented},
+                 seconds)]
+
+    def _build(self, shard):
         xp = shard.xp
         n, rows = shard.n, shard.num_rows
         if rows * max(n, 1) >= 2**63:
@@ -166,6 +209,8 @@ class TriangleProgram(Program):
         return step >= 3
 
     def superstep(self, shard, st, ctx):
+        if st.pop("fast", False):
+            st.update(self._build(shard))
         if ctx.step == 0:
             return Contribution({"degree": st["degree"]}, {"arcs": len(st["keys"])})
         if ctx.step == 1:
@@ -268,6 +313,8 @@ class TriangleProgram(Program):
     def finish(self, shard, st):
         if not self.lcc:
             return {"triangles": st["tri"]}
+        if "lcc" in st:
+            return {"lcc": st["lcc"]}
         xp = shard.xp
         d = st["degree"]
         # arcs among the neighbors: an undirected graph stores every edge both ways

@@ -135,3 +135,129 @@ def scratch_size(indptr, indices, cindptr, use_in, loops_twice, row_base, rows):
         if k > size:
             size = k
     return size
+
+
+# -- the threaded step: rows spread over the CPU's threads, rows with no changed neighbor skipped --------
+
+from numba import prange  # noqa: E402
+
+from .cpu_kernels import _pjit  # noqa: E402
+
+
+@_pjit
+def mark_changed(label, prev, dirty):
+    """dirty[v] = label[v] != prev[v]; then prev = label."""
+    for v in prange(label.shape[0]):
+        dirty[v] = label[v] != prev[v]
+        prev[v] = label[v]
+
+
+@_pjit
+def cdlp_step_par(indptr, indices, cindptr, cindices, use_in, loops_twice, row_base, rows, label, dirty, has_dirty,
+                  scratch, keys, counts, out, changed_by):
+    """:func:`cdlp_step` over ``T = len(changed_by)`` threads (thread t: a contiguous block of rows with
+    about 1/T of the out-arcs; its own rows of ``scratch``, ``keys``, ``counts``), the same labels; returns
+    how many owned labels changed.
+
+    ``has_dirty``: ``dirty[u]`` says whether ``label[u]`` changed in the last superstep, and ``label``
+    of every owned vertex is what its row computed then; a row none of whose counted neighbors is
+    dirty has the same neighbor multiset, so the same mode: it keeps its label without counting.
+    """
+    T = changed_by.shape[0]
+    nrows = indptr.shape[0] - 1
+    identity = rows.shape[0] == 0
+    cap = keys.shape[1]
+    arcs = indptr[nrows]
+    for t in prange(T):
+        sc = scratch[t]
+        kt = keys[t]
+        ct = counts[t]
+        changed = 0
+        # a contiguous block of rows holding about 1/T of the arcs (no two threads write one cache line)
+        r0 = 0 if t == 0 else np.searchsorted(indptr, arcs * t // T)
+        r1 = nrows if t == T - 1 else np.searchsorted(indptr, arcs * (t + 1) // T)
+        for r in range(r0, r1):
+            v = r + row_base if identity else rows[r]
+            old = label[v]
+            if has_dirty:
+                hit = False
+                for e in range(indptr[r], indptr[r + 1]):
+                    if dirty[indices[e]]:
+                        hit = True
+                        break
+                if not hit and use_in:
+                    for e in range(cindptr[r], cindptr[r + 1]):
+                        if dirty[cindices[e]]:
+                            hit = True
+                            break
+                if not hit:
+                    out[r] = old
+                    continue
+            k = 0
+            for e in range(indptr[r], indptr[r + 1]):
+                u = indices[e]
+                sc[k] = label[u]
+                k += 1
+                if loops_twice and u == v:
+                    sc[k] = label[u]
+                    k += 1
+            if use_in:
+                for e in range(cindptr[r], cindptr[r + 1]):
+                    sc[k] = label[cindices[e]]
+                    k += 1
+            if k == 0:
+                out[r] = old
+                continue
+            if k <= _SMALL:
+                for i in range(1, k):
+                    x = sc[i]
+                    j = i - 1
+                    while j >= 0 and sc[j] > x:
+                        sc[j + 1] = sc[j]
+                        j -= 1
+                    sc[j + 1] = x
+                best = sc[0]
+                best_count = 0
+                run = 1
+                for i in range(1, k):
+                    if sc[i] == sc[i - 1]:
+                        run += 1
+                    else:
+                        if run > best_count:
+                            best_count = run
+                            best = sc[i - 1]
+                        run = 1
+                if run > best_count:
+                    best = sc[k - 1]
+            else:
+                m = 1
+                while m < 2 * k:
+                    m *= 2
+                mask = m - 1
+                for i in range(m):
+                    kt[i] = -1
+                for i in range(k):
+                    x = np.int64(sc[i])
+                    h = (x * np.int64(0x9E3779B1)) & mask
+                    while kt[h] != -1 and kt[h] != x:
+                        h = (h + 1) & mask
+                    if kt[h] == -1:
+                        kt[h] = x
+                        ct[h] = 1
+                    else:
+                        ct[h] += 1
+                best_key = np.int64(-1)
+                best_count = 0
+                for i in range(m):
+                    x = kt[i]
+                    if x != -1:
+                        c = ct[i]
+                        if c > best_count or (c == best_count and x < best_key):
+                            best_count = c
+                            best_key = x
+                best = best_key
+            out[r] = best
+            if best != old:
+                changed += 1
+        changed_by[t] = changed
+    return changed_by.sum()

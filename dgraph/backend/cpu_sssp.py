@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cpu_kernels import _jit
+from numba import prange
+
+from .cpu_kernels import _jit, _pjit
 
 
 @_jit
@@ -144,3 +146,235 @@ def warm_up():
                         0.5, np.zeros(2, bool), np.empty(2, vdt))
             tight_parents(indptr, indices, w, weighted, 0, none, dist, hops, 0,
                           np.full(2, np.iinfo(vdt).max, vdt))
+
+
+# -- the one-shard run: many supersteps in one call ------------------------------------------------
+
+#: arcs whose targets' distances are gathered before they are compared (memory-level parallelism)
+GATHER = 128
+
+@_pjit
+def run_steps(indptr, indices, weights, weighted, dist, hops, pending, front, nf, pile, npile, bound, delta,
+              limit, fd, fh, mark, touched, rec_front, rec_far, rec_bound, rec_improved, rec_edges,
+              par_min, cum, tbd, tbh, tmark, tlist, tcount):
+    """Up to ``limit`` supersteps (at most ``len(rec_front)``) of the single whole shard, exactly as
+    the Program's fused superstep + receive (+ next bucket) give them, in one call.
+
+    The relaxation writes ``dist``/``hops`` in place: every candidate uses the frontier's distances
+    and hop counts as the superstep began (snapshot ``fd``, ``fh``), and a target compares against its
+    running best, which is what the scratch pair of :func:`relax` holds; so the improved set, their
+    final (distance, hops) and every counter are the same.  ``front[:nf]`` is the frontier,
+    ``pile[:npile]`` the far pile (stale entries and repeats kept, as the Program keeps them).
+    A superstep over at least ``par_min`` arcs is relaxed by ``T = len(tcount)`` threads, each over an
+    equal share of the arcs with its own running bests (``tbd``, ``tbh``, ``tmark``, ``tlist``: T x n),
+    compared first against the distances the superstep began with, then merged by the same
+    lexicographic minimum: the same result again.
+    Returns ``(steps, nf, pile, npile, bound)`` (the pile may have been reallocated) and fills the
+    per-superstep records.
+    """
+    T = tcount.shape[0]
+    gbuf = np.empty(GATHER, dtype=np.float64)
+    steps = 0
+    while nf > 0 and steps < limit and steps < rec_front.shape[0]:
+        for i in range(nf):
+            u = front[i]
+            fd[i] = dist[u]
+            fh[i] = hops[u]
+        edges = 0
+        for i in range(nf):
+            u = front[i]
+            edges += indptr[u + 1] - indptr[u]
+        k = 0
+        if edges < par_min or T == 1:
+            # in place: a target compares against its running best (dist/hops written as it improves)
+            # each row in blocks of GATHER arcs: the targets' distances gathered first (independent
+            # loads, no branch), then compared; a candidate that fails against the gathered value fails
+            # against the live one (distances only fall), one that passes is checked again live
+            for i in range(nf):
+                u = front[i]
+                du = fd[i]
+                hu = fh[i] + 1
+                e = indptr[u]
+                hi = indptr[u + 1]
+                while e < hi:
+                    m = min(GATHER, hi - e)
+                    for j in range(m):
+                        gbuf[j] = dist[indices[e + j]]
+                    for j in range(m):
+                        if weighted:
+                            c = du + np.float64(weights[e + j])
+                        else:
+                            c = du + 1.0
+                        if c <= gbuf[j]:
+                            v = indices[e + j]
+                            dv = dist[v]
+                            if c < dv or (c == dv and hu < hops[v]):
+                                dist[v] = c
+                                hops[v] = hu
+                                if not mark[v]:
+                                    mark[v] = True
+                                    touched[k] = v
+                                    k += 1
+                    e += m
+        else:
+            # T threads over equal shares of the frontier's arcs, each with its own running bests;
+            # dist/hops are only read, then the bests are merged by the lexicographic minimum
+            cum[0] = 0
+            for i in range(nf):
+                u = front[i]
+                cum[i + 1] = cum[i] + indptr[u + 1] - indptr[u]
+            for t in prange(T):
+                a = edges * t // T
+                b = edges * (t + 1) // T
+                i = np.searchsorted(cum[:nf + 1], a, side="right") - 1
+                kt = 0
+                pos = a
+                tb = np.empty(GATHER, dtype=np.float64)
+                while pos < b:
+                    u = front[i]
+                    du = fd[i]
+                    hu = fh[i] + 1
+                    end = min(b, cum[i + 1])
+                    base = indptr[u] - cum[i]
+                    e0 = base + pos
+                    e1 = base + end
+                    while e0 < e1:
+                        m = min(GATHER, e1 - e0)
+                        for j in range(m):
+                            tb[j] = dist[indices[e0 + j]]
+                        for j in range(m):
+                            e = e0 + j
+                            if weighted:
+                                c = du + np.float64(weights[e])
+                            else:
+                                c = du + 1.0
+                            dv = tb[j]  # dist is only read in this branch: the gathered value is live
+                            if c < dv or (c == dv and hu < hops[indices[e]]):
+                                v = indices[e]
+                                if tmark[t, v]:
+                                    bb = tbd[t, v]
+                                    if c < bb or (c == bb and hu < tbh[t, v]):
+                                        tbd[t, v] = c
+                                        tbh[t, v] = hu
+                                else:
+                                    tmark[t, v] = True
+                                    tbd[t, v] = c
+                                    tbh[t, v] = hu
+                                    tlist[t, kt] = v
+                                    kt += 1
+                        e0 += m
+                    pos = end
+                    i += 1
+                tcount[t] = kt
+            for t in range(T):
+                for j in range(tcount[t]):
+                    v = tlist[t, j]
+                    tmark[t, v] = False
+                    c = tbd[t, v]
+                    hu = tbh[t, v]
+                    if not mark[v]:
+                        mark[v] = True
+                        touched[k] = v
+                        k += 1
+                        dist[v] = c
+                        hops[v] = hu
+                    elif c < dist[v] or (c == dist[v] and hu < hops[v]):
+                        dist[v] = c
+                        hops[v] = hu
+        n = dist.shape[0]
+        if k * 16 > n:  # many: read them off the marks in order (a scan of n flags beats a sort)
+            j = 0
+            for x in range(n):
+                if mark[x]:
+                    touched[j] = x
+                    j += 1
+        # (fewer: left in discovery order -- the results do not depend on the frontier's order)
+        if npile + k > pile.shape[0]:
+            grown = np.empty(max(2 * pile.shape[0], npile + k), dtype=pile.dtype)
+            grown[:npile] = pile[:npile]
+            pile = grown
+        nf = 0
+        for i in range(k):
+            x = touched[i]
+            mark[x] = False
+            if dist[x] < bound:
+                pending[x] = False
+                front[nf] = x
+                nf += 1
+            else:
+                pending[x] = True
+                pile[npile] = x
+                npile += 1
+        if nf == 0 and npile > 0:  # the next bucket: the pile, distinct and still pending
+            m = 0
+            if npile * 16 > n:  # a vertex is pending exactly while it is in the pile: scan the flags
+                for x in range(n):
+                    if pending[x]:
+                        pile[m] = x
+                        m += 1
+            else:  # distinct by the marks (all clear here), no sort
+                for i in range(npile):
+                    x = pile[i]
+                    if pending[x] and not mark[x]:
+                        mark[x] = True
+                        pile[m] = x
+                        m += 1
+                for i in range(m):
+                    mark[pile[i]] = False
+            npile = m
+            if m > 0:
+                closest = np.inf
+                for i in range(m):
+                    dx = dist[pile[i]]
+                    if dx < closest:
+                        closest = dx
+                if np.isinf(delta):  # sssp._bound_above, the same float64 steps
+                    bound = np.inf
+                else:
+                    kk = np.floor((closest - bound) / delta) + 1.0
+                    nb = bound + max(kk, 1.0) * delta
+                    while nb <= closest:
+                        nb = max(nb + delta, np.nextafter(closest, np.inf))
+                    bound = nb
+                r = 0
+                for i in range(m):
+                    x = pile[i]
+                    if dist[x] < bound:
+                        pending[x] = False
+                        front[nf] = x
+                        nf += 1
+                    else:
+                        pile[r] = x
+                        r += 1
+                npile = r
+        rec_front[steps] = nf
+        rec_far[steps] = npile
+        rec_bound[steps] = bound
+        rec_improved[steps] = k
+        rec_edges[steps] = edges
+        steps += 1
+    return steps, nf, pile, npile, bound
+
+
+@_pjit
+def tight_parents_pull(indptr, indices, weights, weighted, dist, hops, source, parents):
+    """:func:`tight_parents` of the single whole shard of an *undirected* graph, by target over the
+    CPU's threads: the in-edges of ``v`` are its row (an edge's two arcs carry the same weight), whose
+    targets are sorted, so the first tight, one-hop-closer neighbor is the smallest such ``u``."""
+    n = indptr.shape[0] - 1
+    for v in prange(n):
+        dv = dist[v]
+        if not dv < np.inf or v == source:
+            continue
+        hv = hops[v]
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            if hops[u] + 1 == hv:
+                if weighted:
+                    c = dist[u] + np.float64(weights[e])
+                else:
+                    c = dist[u] + 1.0
+                if c == dv:
+                    parents[v] = u
+                    break
+    return parents
