@@ -7,7 +7,7 @@ from dgraph.backend import device_memory, gpu_available
 
 
 def test_require_passes_when_it_fits():
-    device_memory.require(10, "x", have=(100, 1000))
+    assert device_memory.require(10, "x", have=(100, 1000)) is None
 
 
 def test_require_names_sizes_and_remedies():

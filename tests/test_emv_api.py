@@ -32,11 +32,16 @@ def test_issue_pagerank_in_under_20_lines():
     assert "ELIST:send_rank" in repr(prog)
 
 
-def _fails(fn_src, match, kind="vertex", state=None):
+def _define(fn_src):
+    """The function ``f`` defined by ``fn_src`` as if it were in the user's file user_algo.py."""
     ns = {"emv": emv, "np": np}
     exec(compile(fn_src, "user_algo.py", "exec"), ns)
+    return ns["f"]
+
+
+def _fails(fn_src, match):
     with pytest.raises(EMVError, match=match) as info:
-        emv.Program(state or {"x": "f8"}, steps=[ns["f"]], max_iterations=1)
+        emv.Program({"x": "f8"}, steps=[_define(fn_src)], max_iterations=1)
     assert isinstance(info.value, DGraphError)
     return str(info.value)
 
@@ -46,19 +51,27 @@ def test_python_if_on_a_traced_value_names_file_and_line():
     assert "user_algo.py:3" in msg and "VERTEX function f()" in msg and "emv.where" in msg
 
 
-def test_untraceable_constructs():
-    _fails("@emv.vertex\ndef f(v):\n    for a in v.x:\n        pass\n", r"user_algo.py:3.*loop")
-    _fails("@emv.edge_list\ndef f(v, edges):\n    for e in edges:\n        e.send(1)\n", r"user_algo.py:3.*edge list")
-    _fails("@emv.message_list\ndef f(v, msgs):\n    v.x = len(msgs)\n", r"user_algo.py:3.*msgs.count")
-    _fails("@emv.vertex\ndef f(v):\n    import math\n    v.x = math.sqrt(v.x)\n", r"user_algo.py:4.*numpy ufuncs")
-    _fails("@emv.vertex\ndef f(v):\n    v.x = v.x and 1.0\n", r"user_algo.py:3.*if/while/and/or")
-    _fails("@emv.vertex\ndef f(v):\n    v.x = v.y\n", r"user_algo.py:3.*no field 'y'")
-    _fails("@emv.vertex\ndef f(v):\n    v.y = 1\n", r"user_algo.py:3.*not a state field")
-    _fails("@emv.edge_list\ndef f(v, edges):\n    v.x = 1\n    edges.send(1)\n", r"user_algo.py:3.*VERTEX and MLIST")
-    _fails("@emv.edge\ndef f(e):\n    e.send(1)\n    e.send(2)\n", r"user_algo.py:4.*send\(\) called twice")
-    _fails("@emv.edge\ndef f(e):\n    pass\n", "never calls send")
-    _fails("@emv.vertex\ndef f(v):\n    v.x = v.x[0]\n", r"user_algo.py:3.*indexing")
-    _fails("@emv.vertex\ndef f(v):\n    v.x = np.cumsum(v.x)\n", r"numpy.cumsum|cumsum")
+UNTRACEABLE = [
+    ("@emv.vertex\ndef f(v):\n    for a in v.x:\n        pass\n", r"user_algo.py:3.*loop"),
+    ("@emv.edge_list\ndef f(v, edges):\n    for e in edges:\n        e.send(1)\n", r"user_algo.py:3.*edge list"),
+    ("@emv.message_list\ndef f(v, msgs):\n    v.x = len(msgs)\n", r"user_algo.py:3.*msgs.count"),
+    ("@emv.vertex\ndef f(v):\n    import math\n    v.x = math.sqrt(v.x)\n", r"user_algo.py:4.*numpy ufuncs"),
+    ("@emv.vertex\ndef f(v):\n    v.x = v.x and 1.0\n", r"user_algo.py:3.*if/while/and/or"),
+    ("@emv.vertex\ndef f(v):\n    v.x = v.y\n", r"user_algo.py:3.*no field 'y'"),
+    ("@emv.vertex\ndef f(v):\n    v.y = 1\n", r"user_algo.py:3.*not a state field"),
+    ("@emv.edge_list\ndef f(v, edges):\n    v.x = 1\n    edges.send(1)\n", r"user_algo.py:3.*VERTEX and MLIST"),
+    ("@emv.edge\ndef f(e):\n    e.send(1)\n    e.send(2)\n", r"user_algo.py:4.*send\(\) called twice"),
+    ("@emv.edge\ndef f(e):\n    pass\n", "never calls send"),
+    ("@emv.vertex\ndef f(v):\n    v.x = v.x[0]\n", r"user_algo.py:3.*indexing"),
+    ("@emv.vertex\ndef f(v):\n    v.x = np.cumsum(v.x)\n", r"numpy.cumsum|cumsum"),
+]
+
+
+@pytest.mark.parametrize("fn_src, match", UNTRACEABLE)
+def test_untraceable_constructs(fn_src, match):
+    with pytest.raises(EMVError, match=match) as info:
+        emv.Program({"x": "f8"}, steps=[_define(fn_src)], max_iterations=1)
+    assert isinstance(info.value, DGraphError)
 
 
 def test_bad_declarations():

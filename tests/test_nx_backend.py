@@ -43,15 +43,19 @@ def calls(monkeypatch):
     return counts
 
 
-def same_floats(a, b, tol=1e-9):
-    """Dicts with the same keys in the same order and values equal to rounding (nan == nan)."""
-    assert list(a) == list(b)
+def float_mismatches(a, b, tol=1e-9):
+    """How two dicts differ, if at all ([] when they have the same keys in the same order and values
+    equal to rounding, nan == nan, every value a float)."""
+    if list(a) != list(b):
+        return [f"keys {list(a)} != {list(b)}"]
+    bad = []
     for k in b:
-        assert type(a[k]) is float, (k, type(a[k]))
-        if math.isnan(b[k]):
-            assert math.isnan(a[k]), k
-        else:
-            assert a[k] == pytest.approx(b[k], rel=tol, abs=tol), k
+        if type(a[k]) is not float:
+            bad.append(f"{k!r}: {type(a[k]).__name__}, not float")
+        elif math.isnan(b[k]) != math.isnan(a[k]) or (
+                not math.isnan(b[k]) and a[k] != pytest.approx(b[k], rel=tol, abs=tol)):
+            bad.append(f"{k!r}: {a[k]} != {b[k]}")
+    return bad
 
 
 def random_graph(seed, *, directed=None, n=None):
@@ -109,12 +113,12 @@ def test_backend_priority_dispatches_and_falls_back(calls, monkeypatch):
     monkeypatch.setattr(nx.config.backend_priority, "algos", ["dgraph"])
     G = nx.karate_club_graph()  # has 'weight' attributes other than 1
     expected = nx.pagerank(G, weight=None, backend="networkx")
-    same_floats(nx.pagerank(G, weight=None), expected)
+    assert not float_mismatches(nx.pagerank(G, weight=None), expected)
     assert calls == {"pagerank": 1}
     # weighted pagerank: dgraph's is unweighted, so NetworkX runs it (and dgraph is not called)
-    same_floats(nx.pagerank(G), nx.pagerank(G, backend="networkx"), tol=0)
+    assert not float_mismatches(nx.pagerank(G), nx.pagerank(G, backend="networkx"), tol=0)
     nstart = {v: 1.0 for v in G}
-    same_floats(nx.pagerank(G, weight=None, nstart=nstart), nx.pagerank(G, weight=None, nstart=nstart,
+    assert not float_mismatches(nx.pagerank(G, weight=None, nstart=nstart), nx.pagerank(G, weight=None, nstart=nstart,
                                                                          backend="networkx"), tol=0)
     assert nx.betweenness_centrality(G, weight="weight") == nx.betweenness_centrality(G, weight="weight",
                                                                                       backend="networkx")
@@ -281,7 +285,7 @@ def test_pagerank_networkx_cases():
     G = nx.DiGraph(PR_EDGES)  # node 2 is dangling
     p = nx.pagerank(G, alpha=0.9, tol=1.0e-08, backend=B)
     assert p == pytest.approx(PR_ANSWER, abs=1e-4)
-    same_floats(p, nx.pagerank(G, alpha=0.9, tol=1.0e-08))
+    assert not float_mismatches(p, nx.pagerank(G, alpha=0.9, tol=1.0e-08))
     assert sum(p.values()) == pytest.approx(1.0, abs=1e-12)
     with pytest.raises(nx.PowerIterationFailedConvergence):
         nx.pagerank(G, max_iter=0, backend=B)
@@ -306,19 +310,19 @@ def test_pagerank_weight_one_is_supported():
     G.add_edge(0, 1, weight=1)
     G.add_edge(1, 2, weight=1.0)
     G.add_edge(2, 3)  # missing: NetworkX's default 1
-    same_floats(nx.pagerank(G, backend=B), nx.pagerank(G))
+    assert not float_mismatches(nx.pagerank(G, backend=B), nx.pagerank(G))
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_pagerank_random(seed):
     G = random_graph(seed)
-    same_floats(nx.pagerank(G, weight=None, backend=B), nx.pagerank(G, weight=None))
-    same_floats(nx.pagerank(G, alpha=0.5, tol=1e-10, weight=None, backend=B),
+    assert not float_mismatches(nx.pagerank(G, weight=None, backend=B), nx.pagerank(G, weight=None))
+    assert not float_mismatches(nx.pagerank(G, alpha=0.5, tol=1e-10, weight=None, backend=B),
                 nx.pagerank(G, alpha=0.5, tol=1e-10, weight=None))
     if len(G) > 1:
         pers = {v: i % 3 for i, v in enumerate(G)}
         if sum(pers.values()):
-            same_floats(nx.pagerank(G, personalization=pers, weight=None, backend=B),
+            assert not float_mismatches(nx.pagerank(G, personalization=pers, weight=None, backend=B),
                         nx.pagerank(G, personalization=pers, weight=None))
 
 
@@ -379,7 +383,7 @@ def test_betweenness_networkx_cases():
     fam = nx.florentine_families_graph()  # string node labels
     b = nx.betweenness_centrality(fam, backend=B)
     assert b["Medici"] == pytest.approx(0.522, abs=1e-3) and b["Guadagni"] == pytest.approx(0.255, abs=1e-3)
-    same_floats(b, nx.betweenness_centrality(fam))
+    assert not float_mismatches(b, nx.betweenness_centrality(fam))
     D = nx.DiGraph()
     nx.add_path(D, [0, 1, 2])
     assert nx.betweenness_centrality(D, normalized=False, backend=B) == pytest.approx({0: 0, 1: 1, 2: 0})
@@ -401,7 +405,7 @@ def test_betweenness_scale_with_k(normalized, endpoints, directed, k):
         G = G.to_directed() if directed else G
         got = nx.betweenness_centrality(G, k=k, seed=1, endpoints=endpoints, normalized=normalized, backend=B)
         want = nx.betweenness_centrality(G, k=k, seed=1, endpoints=endpoints, normalized=normalized)
-        same_floats(got, want)
+        assert not float_mismatches(got, want)
 
 
 def test_betweenness_k_edge_cases():
@@ -422,11 +426,11 @@ def test_betweenness_random(seed):
     G = random_graph(seed)
     for normalized in (True, False):
         for endpoints in (False, True):
-            same_floats(nx.betweenness_centrality(G, normalized=normalized, endpoints=endpoints, backend=B),
+            assert not float_mismatches(nx.betweenness_centrality(G, normalized=normalized, endpoints=endpoints, backend=B),
                         nx.betweenness_centrality(G, normalized=normalized, endpoints=endpoints))
             if len(G) > 2:
                 k = 1 + seed % (len(G) - 1)
-                same_floats(nx.betweenness_centrality(G, k=k, seed=seed, normalized=normalized,
+                assert not float_mismatches(nx.betweenness_centrality(G, k=k, seed=seed, normalized=normalized,
                                                       endpoints=endpoints, backend=B),
                             nx.betweenness_centrality(G, k=k, seed=seed, normalized=normalized,
                                                       endpoints=endpoints))
@@ -485,8 +489,8 @@ def test_odd_graphs():
     M = nx.Graph([((0, 0), "a"), ("a", 3), (3, (0, 0)), (3, frozenset({1}))])
     assert list(nx.bfs_edges(M, 3, backend=B)) == list(nx.bfs_edges(M, 3))
     assert nx.triangles(M, backend=B) == nx.triangles(M)
-    same_floats(nx.pagerank(M, backend=B), nx.pagerank(M))
-    same_floats(nx.betweenness_centrality(M, backend=B), nx.betweenness_centrality(M))
+    assert not float_mismatches(nx.pagerank(M, backend=B), nx.pagerank(M))
+    assert not float_mismatches(nx.betweenness_centrality(M, backend=B), nx.betweenness_centrality(M))
     # a graph view (filtered nodes) and a reversed view
     V = nx.subgraph_view(nx.path_graph(8), filter_node=lambda v: v != 3)
     assert list(nx.connected_components(V, backend=B)) == list(nx.connected_components(V))
