@@ -140,6 +140,7 @@ class BFS(Program):
         if len(contributions) == 1:
             c = contributions[0]
             new, count, degsum = c.arrays["v"], c.counters["count"], c.counters["degsum"]
+            st.frontier = Frontier(shard.n, ids=new)
         elif st.union is not None:  # GPU: one fused kernel (gpu_frontier)
             xp = shard.xp
             parts = [(to_backend(c.arrays["ids"], xp), to_backend(c.arrays["bits"], xp)) for c in contributions]
@@ -153,7 +154,6 @@ class BFS(Program):
             st.labels[fresh] = st.level
             count = len(new)
             degsum = int(shard.degree[new].sum())
-        if st.union is None:
             st.frontier = Frontier(shard.n, ids=new)
         st.prev_nf = contributions[0].counters["input_frontier"]
         st.m_u -= degsum

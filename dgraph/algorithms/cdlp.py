@@ -35,7 +35,7 @@ the edges, never on the partitioning, the backend or the executor.
 
 That vectorized step is ``kernels="generic"``, used on CuPy and kept as the
 reference.  On the numpy backend ``kernels="fused"`` (the default) runs
-:func:`dgraph.backend.cpu_cdlp.cdlp_step` instead: a numba loop over the
+:func:`dgraph.backend.cpu_cdlp.cdlp_step_par` instead: a numba loop over the
 owned rows that gathers each row's neighbor labels (the same multiset) into
 a scratch buffer of the largest row's size, sorts it and counts its runs;
 no per-arc arrays, and the same labels bit for bit.

@@ -20,6 +20,7 @@ table (at most 4x the largest row) and the output.  Row and dtype conventions as
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from .cpu_kernels import _jit
@@ -28,99 +29,82 @@ from .cpu_kernels import _jit
 _SMALL = 8  # rows with at most this many neighbors sort them (insertion sort); larger ones count in a hash table
 
 
-@_jit
-def cdlp_step(indptr, indices, cindptr, cindices, use_in, loops_twice, row_base, rows, label, scratch, out):
-    """out[r] = the new label of local row r; returns how many owned labels changed.
-
-    ``use_in``: also count the in-neighbors ``cindices[cindptr[r]:cindptr[r+1]]``
-    (directed graphs).  ``loops_twice``: count an out-arc ``v -> v`` once
-    more (undirected graphs).  ``label`` is the replicated label array
-    (global ids); ``scratch`` must hold the largest row's neighbor count.
-    """
-    changed = 0
-    identity = rows.shape[0] == 0
-    cap = 1
-    while cap < 2 * scratch.shape[0]:
-        cap *= 2
-    keys = np.empty(cap, dtype=np.int64)
-    counts = np.empty(cap, dtype=np.int64)
-    for r in range(indptr.shape[0] - 1):
-        v = r + row_base if identity else rows[r]
-        k = 0
-        for e in range(indptr[r], indptr[r + 1]):
-            u = indices[e]
-            scratch[k] = label[u]
+@numba.njit(inline="always", cache=True)
+def _row_labels(indptr, indices, cindptr, cindices, use_in, loops_twice, r, v, label, sc):
+    """The labels row r counts, into sc; -> how many (see the module docstring for which)."""
+    k = 0
+    for e in range(indptr[r], indptr[r + 1]):
+        u = indices[e]
+        sc[k] = label[u]
+        k += 1
+        if loops_twice and u == v:
+            sc[k] = label[u]
             k += 1
-            if loops_twice and u == v:
-                scratch[k] = label[u]
-                k += 1
-        if use_in:
-            for e in range(cindptr[r], cindptr[r + 1]):
-                scratch[k] = label[cindices[e]]
-                k += 1
-        old = label[v]
-        if k == 0:
-            out[r] = old
-            continue
-        if k <= _SMALL:
-            # insertion sort, then the first longest run (runs ascend by label: the smallest wins a tie)
-            for i in range(1, k):
-                x = scratch[i]
-                j = i - 1
-                while j >= 0 and scratch[j] > x:
-                    scratch[j + 1] = scratch[j]
-                    j -= 1
-                scratch[j + 1] = x
-            best = scratch[0]
-            best_count = 0
-            run = 1
-            for i in range(1, k):
-                if scratch[i] == scratch[i - 1]:
-                    run += 1
-                else:
-                    if run > best_count:  # strictly more: an equal count later is a larger label
-                        best_count = run
-                        best = scratch[i - 1]
-                    run = 1
-            if run > best_count:
-                best = scratch[k - 1]
+    if use_in:
+        for e in range(cindptr[r], cindptr[r + 1]):
+            sc[k] = label[cindices[e]]
+            k += 1
+    return k
+
+
+@numba.njit(inline="always", cache=True)
+def _mode(sc, k, keys, counts):
+    """The most frequent of sc[:k] (k >= 1), the smallest on a tie; sc may be reordered."""
+    if k <= _SMALL:
+        # insertion sort, then the first longest run (runs ascend by label: the smallest wins a tie)
+        for i in range(1, k):
+            x = sc[i]
+            j = i - 1
+            while j >= 0 and sc[j] > x:
+                sc[j + 1] = sc[j]
+                j -= 1
+            sc[j + 1] = x
+        best = sc[0]
+        best_count = 0
+        run = 1
+        for i in range(1, k):
+            if sc[i] == sc[i - 1]:
+                run += 1
+            else:
+                if run > best_count:  # strictly more: an equal count later is a larger label
+                    best_count = run
+                    best = sc[i - 1]
+                run = 1
+        if run > best_count:
+            best = sc[k - 1]
+        return best
+    # count in an open-addressing table of at least 2k slots, then the most frequent, smallest on a tie
+    m = 1
+    while m < 2 * k:
+        m *= 2
+    mask = m - 1
+    for i in range(m):
+        keys[i] = -1
+    for i in range(k):
+        x = np.int64(sc[i])
+        h = (x * np.int64(0x9E3779B1)) & mask
+        while keys[h] != -1 and keys[h] != x:
+            h = (h + 1) & mask
+        if keys[h] == -1:
+            keys[h] = x
+            counts[h] = 1
         else:
-            # count in an open-addressing table of at least 2k slots, then the most frequent, smallest on a tie
-            m = 1
-            while m < 2 * k:
-                m *= 2
-            mask = m - 1
-            for i in range(m):
-                keys[i] = -1
-            for i in range(k):
-                x = np.int64(scratch[i])
-                h = (x * np.int64(0x9E3779B1)) & mask
-                while keys[h] != -1 and keys[h] != x:
-                    h = (h + 1) & mask
-                if keys[h] == -1:
-                    keys[h] = x
-                    counts[h] = 1
-                else:
-                    counts[h] += 1
-            best_key = np.int64(-1)
-            best_count = 0
-            for i in range(m):
-                x = keys[i]
-                if x != -1:
-                    c = counts[i]
-                    if c > best_count or (c == best_count and x < best_key):
-                        best_count = c
-                        best_key = x
-            best = best_key
-        out[r] = best
-        if best != old:
-            changed += 1
-    return changed
+            counts[h] += 1
+    best_key = np.int64(-1)
+    best_count = 0
+    for i in range(m):
+        x = keys[i]
+        if x != -1:
+            c = counts[i]
+            if c > best_count or (c == best_count and x < best_key):
+                best_count = c
+                best_key = x
+    return best_key
 
 
 @_jit
 def scratch_size(indptr, indices, cindptr, use_in, loops_twice, row_base, rows):
-    """The largest neighbor count of any row (the scratch buffer ``cdlp_step`` needs); no per-arc arrays."""
+    """The largest neighbor count of any row (the scratch buffer ``cdlp_step_par`` needs); no per-arc arrays."""
     size = 0
     identity = rows.shape[0] == 0
     for r in range(indptr.shape[0] - 1):
@@ -155,7 +139,7 @@ def mark_changed(label, prev, dirty):
 @_pjit
 def cdlp_step_par(indptr, indices, cindptr, cindices, use_in, loops_twice, row_base, rows, label, dirty, has_dirty,
                   scratch, keys, counts, out, changed_by):
-    """:func:`cdlp_step` over ``T = len(changed_by)`` threads (thread t: a contiguous block of rows with
+    """out[r] = the new label of local row r, over ``T = len(changed_by)`` threads (thread t: a contiguous block of rows with
     about 1/T of the out-arcs; its own rows of ``scratch``, ``keys``, ``counts``), the same labels; returns
     how many owned labels changed.
 
@@ -166,7 +150,6 @@ def cdlp_step_par(indptr, indices, cindptr, cindices, use_in, loops_twice, row_b
     T = changed_by.shape[0]
     nrows = indptr.shape[0] - 1
     identity = rows.shape[0] == 0
-    cap = keys.shape[1]
     arcs = indptr[nrows]
     for t in prange(T):
         sc = scratch[t]
@@ -193,69 +176,11 @@ def cdlp_step_par(indptr, indices, cindptr, cindices, use_in, loops_twice, row_b
                 if not hit:
                     out[r] = old
                     continue
-            k = 0
-            for e in range(indptr[r], indptr[r + 1]):
-                u = indices[e]
-                sc[k] = label[u]
-                k += 1
-                if loops_twice and u == v:
-                    sc[k] = label[u]
-                    k += 1
-            if use_in:
-                for e in range(cindptr[r], cindptr[r + 1]):
-                    sc[k] = label[cindices[e]]
-                    k += 1
+            k = _row_labels(indptr, indices, cindptr, cindices, use_in, loops_twice, r, v, label, sc)
             if k == 0:
                 out[r] = old
                 continue
-            if k <= _SMALL:
-                for i in range(1, k):
-                    x = sc[i]
-                    j = i - 1
-                    while j >= 0 and sc[j] > x:
-                        sc[j + 1] = sc[j]
-                        j -= 1
-                    sc[j + 1] = x
-                best = sc[0]
-                best_count = 0
-                run = 1
-                for i in range(1, k):
-                    if sc[i] == sc[i - 1]:
-                        run += 1
-                    else:
-                        if run > best_count:
-                            best_count = run
-                            best = sc[i - 1]
-                        run = 1
-                if run > best_count:
-                    best = sc[k - 1]
-            else:
-                m = 1
-                while m < 2 * k:
-                    m *= 2
-                mask = m - 1
-                for i in range(m):
-                    kt[i] = -1
-                for i in range(k):
-                    x = np.int64(sc[i])
-                    h = (x * np.int64(0x9E3779B1)) & mask
-                    while kt[h] != -1 and kt[h] != x:
-                        h = (h + 1) & mask
-                    if kt[h] == -1:
-                        kt[h] = x
-                        ct[h] = 1
-                    else:
-                        ct[h] += 1
-                best_key = np.int64(-1)
-                best_count = 0
-                for i in range(m):
-                    x = kt[i]
-                    if x != -1:
-                        c = ct[i]
-                        if c > best_count or (c == best_count and x < best_key):
-                            best_count = c
-                            best_key = x
-                best = best_key
+            best = _mode(sc, k, kt, ct)
             out[r] = best
             if best != old:
                 changed += 1

@@ -17,25 +17,19 @@ Local row ``r`` is global vertex ``rows[r]``, or ``row_base + r`` when
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import prange
 
-_numba = None
-
-
-def _jit(fn):
-    """Compile lazily, on first call, so importing dgraph does not import numba."""
+def _jit(fn, parallel=False):
+    """Compile with numba on first call (importing dgraph compiles nothing); ``parallel=True`` lets
+    ``prange`` loops run over the CPU's threads."""
     compiled = None
 
     def call(*args):
         nonlocal compiled
         if compiled is None:
-            global _numba
-            if _numba is None:
-                import numba  # noqa: PLC0415
-
-                _numba = numba
-            compiled = _numba.njit(cache=True, nogil=True)(fn)
+            compiled = numba.njit(cache=True, nogil=True, parallel=parallel)(fn)
         return compiled(*args)
 
     call.__name__ = fn.__name__
@@ -132,27 +126,12 @@ def warm_up():
 
 
 def _pjit(fn):
-    """Like :func:`_jit`, compiled with ``parallel=True`` (``prange`` loops over the CPU's threads)."""
-    compiled = None
-
-    def call(*args):
-        nonlocal compiled
-        if compiled is None:
-            import numba  # noqa: PLC0415
-
-            compiled = numba.njit(cache=True, nogil=True, parallel=True)(fn)
-        return compiled(*args)
-
-    call.__name__ = fn.__name__
-    call.__doc__ = fn.__doc__
-    call.py_func = fn
-    return call
+    """:func:`_jit` with ``parallel=True``."""
+    return _jit(fn, parallel=True)
 
 
 def num_threads():
     """The number of threads numba's ``prange`` loops run on."""
-    import numba  # noqa: PLC0415
-
     return int(numba.get_num_threads())
 
 

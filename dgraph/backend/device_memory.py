@@ -59,7 +59,7 @@ def csc_build_bytes(num_arcs, num_vertices, edge_ids, itemsize=4):
     from ..graph.csc import chunk_arcs_for  # noqa: PLC0415
 
     out = num_arcs * itemsize * (2 if edge_ids else 1) + 16 * (num_vertices + 1)
-    return int(out + 3 * num_arcs + CSC_SORT_BYTES_PER_ARC * min(num_arcs, chunk_arcs_for(num_arcs, None)))
+    return int(out + 3 * num_arcs + CSC_SORT_BYTES_PER_ARC * min(num_arcs, chunk_arcs_for(num_arcs, gpu=True)))
 
 
 def build_bytes(num_edges, directed, weighted):

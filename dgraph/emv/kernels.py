@@ -18,6 +18,7 @@ Custom ufunc combiners use numpy's ``reduceat`` / ``at`` (CuPy: on the host).
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from ..backend.cpu_kernels import _jit
@@ -26,6 +27,16 @@ OPS = {"sum": 0, "min": 1, "max": 2}
 
 
 # -- numba (CPU) ------------------------------------------------------------------------------
+
+@numba.njit(inline="always", cache=True)
+def _comb(acc, x, op):
+    """acc combined with x under op (0 sum, 1 min, 2 max): the CUDA source's comb()."""
+    if op == 0:
+        return acc + x
+    if op == 1:
+        return x if x < acc else acc
+    return x if x > acc else acc
+
 
 @_jit
 def _head_major_cpu(cindices, hptr, rid):
@@ -44,14 +55,7 @@ def _seg_reduce_cpu(indptr, vals, valid, use_valid, op, identity, out, counts):
         for j in range(indptr[t], indptr[t + 1]):
             if use_valid and not valid[j]:
                 continue
-            x = vals[j]
-            if op == 0:
-                acc += x
-            elif op == 1:
-                if x < acc:
-                    acc = x
-            elif x > acc:
-                acc = x
+            acc = _comb(acc, vals[j], op)
             c += 1
         out[t] = acc
         counts[t] = c
@@ -71,14 +75,7 @@ def _gather_reduce_cpu(indptr, indices, x, hmask, use_mask, tmask, use_tmask, op
             h = indices[j]
             if use_mask and not hmask[h]:
                 continue
-            v = x[h]
-            if op == 0:
-                acc += v
-            elif op == 1:
-                if v < acc:
-                    acc = v
-            elif v > acc:
-                acc = v
+            acc = _comb(acc, x[h], op)
             c += 1
             if early and acc == bound:
                 break  # no message can beat the best any head sends (the count stays > 0)
@@ -102,13 +99,8 @@ def _push_reduce_cpu(heads, hptr, rid, etail, x, ebound, op, out, seen, touched)
                 touched[k] = t
                 k += 1
                 out[t] = v
-            elif op == 0:
-                out[t] += v
-            elif op == 1:
-                if v < out[t]:
-                    out[t] = v
-            elif v > out[t]:
-                out[t] = v
+            else:
+                out[t] = _comb(out[t], v, op)
     return k
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import array_module
+from ..backend import array_module, to_numpy
 
 #: on a GPU, sort at most this share of the arcs at once (the scratch is ~40 bytes an arc of a chunk)
 GPU_CHUNKS = 16
@@ -24,9 +24,9 @@ GPU_CHUNKS = 16
 MIN_CHUNK_ARCS = 1 << 22
 
 
-def chunk_arcs_for(num_arcs, xp):
+def chunk_arcs_for(num_arcs, gpu):
     """Arcs sorted at once: all of them on the CPU, about 1/GPU_CHUNKS of them on a GPU."""
-    if xp is np:
+    if not gpu:
         return max(1, num_arcs)
     return max(MIN_CHUNK_ARCS, -(-num_arcs // GPU_CHUNKS))
 
@@ -44,15 +44,15 @@ def build_csc(indptr, indices, num_vertices, edge_ids=True, chunk_arcs=None):
     del counts
     sources = xp.empty(m, dtype=vdt)
     eids = xp.empty(m, dtype=vdt) if edge_ids else None
-    chunk = chunk_arcs or chunk_arcs_for(m, xp)
+    chunk = chunk_arcs or chunk_arcs_for(m, gpu=xp is not np)
     if m <= chunk:
         ranges = [(0, n)]
     else:  # target ranges [lo, hi) of about `chunk` arcs each (a vertex of more in-edges is a range alone)
-        cuts = np.unique(np.concatenate([[0], _to_host(xp.searchsorted(
+        cuts = np.unique(np.concatenate([[0], to_numpy(xp.searchsorted(
             cindptr, xp.arange(chunk, m, chunk, dtype=np.int64), side="right")) - 1, [n]]))
         cuts = cuts[(cuts >= 0) & (cuts <= n)]
         ranges = [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
-    host_ptr = _to_host(cindptr[[lo for lo, _ in ranges] + [n]])
+    host_ptr = to_numpy(cindptr[[lo for lo, _ in ranges] + [n]])
     for (lo, hi), a, b in zip(ranges, host_ptr[:-1], host_ptr[1:]):
         if b == a:
             continue
@@ -73,8 +73,6 @@ def _stable_argsort(keys, xp):
     return np.argsort(keys, kind="stable") if xp is np else xp.argsort(keys)
 
 
-def _to_host(a):
-    return a.get() if hasattr(a, "get") else np.asarray(a)
 
 
 __all__ = ["build_csc", "chunk_arcs_for"]
