@@ -43,7 +43,11 @@ in scratch arrays of size n instead of gathering every frontier arc and
 sorting the targets.  On CuPy the fused superstep is two CUDA launches over
 the frontier's edges (:mod:`dgraph.backend.gpu_sssp`): an ``atomicMin`` on
 the distance bits, then one on the hop counts of the ties, in place, and
-the parents are one ``atomicMin`` pass over the edges.  ``kernels="generic"``
+the parents are one ``atomicMin`` pass over the edges; one whole CuPy shard
+runs its supersteps of up to 2^16 frontier edges many at a time in one
+cooperative launch (:mod:`dgraph.backend.gpu_sssp_steps`: grid barriers
+between the phases, no host round trip; the 1000x1000 grid's 2,214
+supersteps in 52 ms instead of 331 on an H100).  ``kernels="generic"``
 keeps the vectorized steps below; they are the reference, and every kernel
 set gives the same bits, the same supersteps and the same counters.  One
 whole numpy shard runs many supersteps per numba call (``run_steps``): the
@@ -105,7 +109,7 @@ PAR_MIN_ARCS = 1 << 16
 
 class SSSPState:
     __slots__ = ("dist", "hops", "frontier", "pending", "pile", "bound", "parents", "big", "fused",
-                 "bd", "bh", "mark", "touched", "gpu", "scratch", "w64", "snap")
+                 "bd", "bh", "mark", "touched", "gpu", "scratch", "w64", "snap", "steps", "steps_skip")
 
 
 class SSSP(Program):
@@ -142,6 +146,8 @@ class SSSP(Program):
         st.gpu = self.kernels == "fused" and xp is not np
         st.scratch = None
         st.snap = None  # GPU, one shard: (fd, fh, scanned, total) of the frontier, from the last split
+        st.steps = None  # GPU, one shard: the buffers of the many-supersteps launch (gpu_sssp_steps)
+        st.steps_skip = False  # the launch stopped before a superstep it cannot take: the host's turn
         st.w64 = None if shard.weights is None else shard.weights.astype(np.float64, copy=False)
         return st
 
@@ -183,6 +189,8 @@ class SSSP(Program):
         receive).  The per-superstep times are the call's time shared out by arcs scanned."""
         import time  # noqa: PLC0415
 
+        if st.gpu and _whole(shard):
+            return _gpu_run_steps(shard, st, self.delta, limit)
         if not st.fused or not _whole(shard):
             return None
         from ..backend import cpu_kernels, cpu_sssp  # noqa: PLC0415
@@ -422,6 +430,30 @@ def _gpu_relax(shard, st):
         return Contribution({}, {"edges": int(total)})
     changed = gpu_sssp.changed(st.scratch).copy()  # the queue is scratch: reused by the next superstep
     return Contribution({"v": changed, "d": st.dist[changed], "h": st.hops[changed]}, {"edges": int(total)})
+
+
+def _gpu_run_steps(shard, st, delta, limit):
+    """SSSP.run_steps on CuPy, one whole shard: supersteps in one cooperative launch
+    (gpu_sssp_steps), the same states and records as superstep + receive; None when the launch
+    cannot take the next superstep (the host-driven kernels do it)."""
+    from ..backend import gpu_sssp, gpu_sssp_steps  # noqa: PLC0415
+
+    if not gpu_sssp_steps.enabled() or st.steps_skip or not gpu_sssp_steps.worth_a_launch(st.snap):
+        st.steps_skip = False
+        return None
+    if st.scratch is None:
+        st.scratch = gpu_sssp.Scratch(shard.n, shard.indices.dtype)
+    if st.steps is None:
+        st.steps = gpu_sssp_steps.StepBuffers(shard.n, shard.indices.dtype)
+    frontier = st.frontier.astype(shard.indices.dtype, copy=False)
+    out = gpu_sssp_steps.run(shard.indptr, shard.indices, st.w64, st.dist, st.hops, st.pending, frontier,
+                             st.pile, st.bound, delta, limit, st.scratch, st.steps)
+    if out is None or out["steps"] == 0:
+        return None
+    st.frontier, st.snap, st.pile, st.bound = out["frontier"], out["snap"], out["pile"], out["bound"]
+    if out["stop"] in ("ties", "pile", "edges"):  # the next superstep is the host's: no empty launch first
+        st.steps_skip = True
+    return out["records"]
 
 
 def _gpu_tight_parents(shard, st, source):

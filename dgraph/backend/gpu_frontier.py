@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gpu_kernels import BLOCK, COMMON, _suffix
+from .gpu_kernels import BLOCK, COMMON, _suffix, compiled
 
 _SOURCE = COMMON + r"""
 // vertex v lives in byte v>>3 of the packed bitmap, bit 7-(v&7) (numpy packbits); read as
@@ -119,18 +119,12 @@ __global__ void emit_union_i64(const unsigned* words, const i64* incl, i64 nw, i
 }
 """
 
-_module = None
 #: blocks of the union kernel's fixed grid (it strides over the vertices)
 UNION_BLOCKS = 1024
 
 
 def module():
-    global _module
-    if _module is None:
-        import cupy  # noqa: PLC0415
-
-        _module = cupy.RawModule(code=_SOURCE, options=("-std=c++17",))
-    return _module
+    return compiled(_SOURCE)
 
 
 def _blocks(k):

@@ -91,31 +91,45 @@ __device__ __forceinline__ void block_emit(bool hit, V v, i64 deg, i64 scanned, 
 
 // The frontier slot of the i-th frontier edge: the first slot whose inclusive
 // degree scan exceeds i (Gunrock's load-balanced advance: sorted search).
+// Loads of what a cooperative kernel writes while it runs go through L2 (CG: __ldcg; L1 is not
+// coherent across blocks); the one-launch-per-step kernels read it as usual.
+template <bool CG, typename T>
+__device__ __forceinline__ T ld(const T* p) {
+    if constexpr (CG) return __ldcg(p); else return *p;
+}
+
+template <bool CG = false>
 __device__ __forceinline__ int slot_between(const i64* __restrict__ scanned, int lo, int hi, i64 i) {
     while (lo < hi) {
         int mid = (lo + hi) >> 1;
-        if (scanned[mid] > i) hi = mid; else lo = mid + 1;
+        if (ld<CG>(scanned + mid) > i) hi = mid; else lo = mid + 1;
     }
     return lo;
 }
+template <bool CG = false>
 __device__ __forceinline__ int frontier_slot(const i64* __restrict__ scanned, int nf, i64 i) {
-    return slot_between(scanned, 0, nf - 1, i);
+    return slot_between<CG>(scanned, 0, nf - 1, i);
 }
 
 // The same for edge i of a launch of one thread per frontier edge (blocks of consecutive edges):
 // the block finds the slots of its first and last edges once, and each thread searches only
 // between them (on rmat20 a block's 256 edges span a few frontier vertices, where a search over
 // the whole frontier is ~20 dependent loads).  Every thread of the block must call it.
-__device__ __forceinline__ int block_frontier_slot(const i64* __restrict__ scanned, int nf, i64 total, i64 i) {
+// ``first``: the block's first edge (a grid-stride loop passes each round's).
+template <bool CG = false>
+__device__ __forceinline__ int block_frontier_slot_from(const i64* __restrict__ scanned, int nf, i64 total,
+                                                        i64 first, i64 i) {
     __shared__ int range[2];
-    i64 first = (i64)blockIdx.x * blockDim.x;
     i64 last = min(first + (i64)blockDim.x, total) - 1;
-    if (threadIdx.x == 0) range[0] = first < total ? frontier_slot(scanned, nf, first) : 0;
-    if (threadIdx.x == 32 % blockDim.x) range[1] = first < total ? frontier_slot(scanned, nf, last) : 0;
+    if (threadIdx.x == 0) range[0] = first < total ? frontier_slot<CG>(scanned, nf, first) : 0;
+    if (threadIdx.x == 32 % blockDim.x) range[1] = first < total ? frontier_slot<CG>(scanned, nf, last) : 0;
     __syncthreads();
-    int slot = i < total ? slot_between(scanned, range[0], range[1], i) : 0;
+    int slot = i < total ? slot_between<CG>(scanned, range[0], range[1], i) : 0;
     __syncthreads();  // the shared pair is free for the next call
     return slot;
+}
+__device__ __forceinline__ int block_frontier_slot(const i64* __restrict__ scanned, int nf, i64 total, i64 i) {
+    return block_frontier_slot_from(scanned, nf, total, (i64)blockIdx.x * blockDim.x, i);
 }
 """
 
@@ -253,17 +267,42 @@ __global__ void pull_i64(const i64* cindptr, const i64* cindices, const unsigned
 }
 """
 
-_module = None
 BLOCK = 256
+
+_modules = {}
+_coop_grids = {}
+
+
+def compiled(source, *options, cooperative=False):
+    """The CuPy module of CUDA ``source``, built once per process (C++17 plus ``options``; CuPy keeps
+    the binary on disk between processes).  ``cooperative``: its kernels may sync the whole grid."""
+    key = (source, options, cooperative)
+    mod = _modules.get(key)
+    if mod is None:
+        import cupy  # noqa: PLC0415
+
+        mod = _modules[key] = cupy.RawModule(code=source, options=("-std=c++17", *options),
+                                             enable_cooperative_groups=cooperative)
+    return mod
+
+
+def cooperative_grid(kern, per_sm):
+    """Blocks of ``BLOCK`` threads for a cooperative launch of ``kern``: ``per_sm`` a multiprocessor,
+    fewer where the kernel's registers or shared memory do not let that many be resident at once
+    (a grid barrier needs every block resident)."""
+    import cupy as cp  # noqa: PLC0415
+
+    dev = cp.cuda.Device().id
+    key = (dev, kern.name, per_sm)
+    if key not in _coop_grids:
+        sms = cp.cuda.runtime.getDeviceProperties(dev)["multiProcessorCount"]
+        fits = cp.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kern.kernel.ptr, BLOCK, 0)
+        _coop_grids[key] = sms * max(1, min(per_sm, fits))
+    return _coop_grids[key]
 
 
 def module():
-    global _module
-    if _module is None:
-        import cupy  # noqa: PLC0415
-
-        _module = cupy.RawModule(code=_SOURCE, options=("-std=c++17",))
-    return _module
+    return compiled(_SOURCE)
 
 
 def _suffix(dtype):

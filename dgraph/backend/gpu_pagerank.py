@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gpu_kernels import BLOCK
+from .gpu_kernels import BLOCK, compiled
 
 _SOURCE = r"""
 typedef long long i64;
@@ -41,16 +41,9 @@ extern "C" __global__ void rank_update(const i64* segptr, const double* partial,
 }
 """
 
-_module = None
-
 
 def module():
-    global _module
-    if _module is None:
-        import cupy  # noqa: PLC0415
-
-        _module = cupy.RawModule(code=_SOURCE, options=("-std=c++17", "--fmad=false"))
-    return _module
+    return compiled(_SOURCE, "--fmad=false")
 
 
 class FusedIterations:

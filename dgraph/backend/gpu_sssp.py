@@ -29,32 +29,36 @@ smallest such ``u`` wins by ``atomicMin``: the rule of the CPU kernel.
 
 from __future__ import annotations
 
-from .gpu_kernels import BLOCK, COMMON, _suffix
+from .gpu_kernels import BLOCK, COMMON, _suffix, compiled
 
-_SOURCE = COMMON + r"""
+#: the device functions (also compiled into :mod:`gpu_sssp_steps`' cooperative kernel)
+DEVICE = COMMON + r"""
 #define HOPS_UNSET 0x7fffffffffffffffLL
 
 // counters (u64[8]): [0] changed-vertex queue cursor, [1] [2] unused,
 // [3] tie-list cursor, [4] near, [5] near degree sum, [6] far, [7] unused.
-template <typename V>
+// CG: called from the cooperative kernel (gpu_sssp_steps), where what earlier phases of the same
+// launch wrote is read through L2.
+template <bool CG, typename V>
 __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__ indices,
-                           const double* __restrict__ w, int weighted, const V* __restrict__ frontier_rows,
-                           const i64* __restrict__ scanned, int nf, i64 total, const double* __restrict__ fd,
-                           const i64* __restrict__ fh, u64* dist_bits, i64* hops, unsigned* seen, V* out,
-                           V* tv, i64* th, u64* tb, u64* counters) {
-    i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+                           const double* __restrict__ w, int weighted, const V* frontier_rows,
+                           const i64* scanned, int nf, i64 total, const double* fd,
+                           const i64* fh, u64* dist_bits, i64* hops, unsigned* seen, V* out,
+                           V* tv, i64* th, u64* tb, u64* counters, i64 first) {
+    // edge i = first + threadIdx.x of the frontier's edges; first is block-uniform
+    i64 i = first + threadIdx.x;
     bool hit = false, tie = false;
     V v = 0;
     i64 h = 0;
     u64 bits = 0;
-    int k = block_frontier_slot(scanned, nf, total, i);
+    int k = block_frontier_slot_from<CG>(scanned, nf, total, first, i);
     if (i < total) {
-        i64 before = k ? scanned[k - 1] : 0;
-        i64 e = indptr[frontier_rows[k]] + (i - before);
+        i64 before = k ? ld<CG>(scanned + k - 1) : 0;
+        i64 e = indptr[ld<CG>(frontier_rows + k)] + (i - before);
         v = indices[e];
-        bits = (u64)__double_as_longlong(fd[k] + (weighted ? w[e] : 1.0));
-        h = fh[k] + 1;
-        if (bits <= dist_bits[v]) {
+        bits = (u64)__double_as_longlong(ld<CG>(fd + k) + (weighted ? w[e] : 1.0));
+        h = ld<CG>(fh + k) + 1;
+        if (bits <= dist_bits[v]) {  // a stale (larger) value only costs an atomic
             u64 old = atomicMin(dist_bits + v, bits);
             tie = bits <= old;
             if (bits < old) {
@@ -76,19 +80,19 @@ __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__
 
 // Over the tie list (its length on the device; a block-strided loop, so
 // every lane of a warp runs the same iterations).
-template <typename V>
-__device__ void relax_hops(const V* __restrict__ tv, const i64* __restrict__ th, const u64* __restrict__ tb,
+template <bool CG, typename V>
+__device__ void relax_hops(const V* tv, const i64* th, const u64* tb,
                            const u64* dist_bits, i64* hops, unsigned* seen, V* out, u64* counters) {
-    i64 count = (i64)counters[3];
+    i64 count = (i64)ld<CG>(counters + 3);
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 base = (i64)blockIdx.x * blockDim.x; base < count; base += stride) {
         i64 j = base + threadIdx.x;
         bool hit = false;
         V v = 0;
         if (j < count) {
-            v = tv[j];
-            i64 h = th[j];
-            if (tb[j] == dist_bits[v] && h < hops[v] && h < atomicMin((long long*)hops + v, (long long)h)) {
+            v = ld<CG>(tv + j);
+            i64 h = ld<CG>(th + j);
+            if (ld<CG>(tb + j) == ld<CG>(dist_bits + v) && h < ld<CG>(hops + v) && h < atomicMin((long long*)hops + v, (long long)h)) {
                 unsigned bit = 1u << (v & 31);
                 hit = !(atomicOr(seen + (v >> 5), bit) & bit);
             }
@@ -120,13 +124,14 @@ __device__ void tight_parents(const i64* __restrict__ indptr, const V* __restric
 
 // The receive of a single shard: each changed vertex goes to the near queue
 // (dist < bound; with its (dist, hops) snapshot and degree for the next
-// relaxation) or to the far list; pending marks the far ones.
-template <typename V>
-__device__ void split(const V* __restrict__ changed, const double* __restrict__ dist,
-                      const i64* __restrict__ hops, double bound, unsigned char* pending,
+// relaxation) or to the far list; pending marks the far ones.  ``seen`` (cooperative kernel):
+// the changed vertices' dedupe bits are cleared here, for the next superstep.
+template <bool CG, typename V>
+__device__ void split(const V* changed, const double* dist,
+                      const i64* hops, double bound, unsigned char* pending,
                       const i64* __restrict__ indptr, V* near, double* fd, i64* fh, i64* ndeg, V* far,
-                      u64* counters) {
-    i64 count = (i64)counters[0];
+                      u64* counters, unsigned* seen) {
+    i64 count = (i64)ld<CG>(counters + 0);
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 base = (i64)blockIdx.x * blockDim.x; base < count; base += stride) {
         i64 i = base + threadIdx.x;
@@ -135,11 +140,12 @@ __device__ void split(const V* __restrict__ changed, const double* __restrict__ 
         double d = 0.0;
         i64 deg = 0;
         if (i < count) {
-            v = changed[i];
-            d = dist[v];
+            v = ld<CG>(changed + i);
+            d = ld<CG>(dist + v);
             is_near = d < bound;
             is_far = !is_near;
             pending[v] = is_far;
+            if (seen) seen[v >> 5] = 0;  // every bit of the word is a changed vertex's
             if (is_near) deg = indptr[v + 1] - indptr[v];
         }
         u64 k = block_reserve(is_near, counters + 4);  // the loop's bounds are block-uniform
@@ -148,30 +154,32 @@ __device__ void split(const V* __restrict__ changed, const double* __restrict__ 
         if (is_near) {
             near[k] = v;
             fd[k] = d;
-            fh[k] = hops[v];
+            fh[k] = ld<CG>(hops + v);
             ndeg[k] = deg;
         }
         if (is_far) far[kf] = v;
     }
 }
+"""
 
+_KERNELS = r"""
 extern "C" {
 #define RELAX_DIST(S, V)                                                                                  \
 __global__ void relax_dist_##S(const i64* indptr, const V* indices, const double* w, int weighted,        \
                                const V* frontier_rows, const i64* scanned, int nf, i64 total,             \
                                const double* fd, const i64* fh, u64* dist_bits, i64* hops, unsigned* seen, \
                                V* out, V* tv, i64* th, u64* tb, u64* counters) {                          \
-    relax_dist<V>(indptr, indices, w, weighted, frontier_rows, scanned, nf, total, fd, fh, dist_bits, hops, \
-                  seen, out, tv, th, tb, counters);                                                       \
+    relax_dist<false, V>(indptr, indices, w, weighted, frontier_rows, scanned, nf, total, fd, fh, dist_bits, hops, \
+                  seen, out, tv, th, tb, counters, (i64)blockIdx.x * blockDim.x);                         \
 }                                                                                                         \
 __global__ void relax_hops_##S(const V* tv, const i64* th, const u64* tb, const u64* dist_bits, i64* hops, \
                                unsigned* seen, V* out, u64* counters) {                                   \
-    relax_hops<V>(tv, th, tb, dist_bits, hops, seen, out, counters);                                      \
+    relax_hops<false, V>(tv, th, tb, dist_bits, hops, seen, out, counters);                                      \
 }                                                                                                         \
 __global__ void split_##S(const V* changed, const double* dist, const i64* hops, double bound,            \
                           unsigned char* pending, const i64* indptr, V* near, double* fd, i64* fh,        \
                           i64* ndeg, V* far, u64* counters) {                                             \
-    split<V>(changed, dist, hops, bound, pending, indptr, near, fd, fh, ndeg, far, counters);            \
+    split<false, V>(changed, dist, hops, bound, pending, indptr, near, fd, fh, ndeg, far, counters, nullptr);            \
 }                                                                                                         \
 __global__ void tight_parents_##S(const i64* indptr, const V* indices, const double* w, int weighted,      \
                                   i64 nrows, i64 nnz, i64 row_base, const V* rows, int nrows_map,          \
@@ -184,16 +192,8 @@ RELAX_DIST(i64, i64)
 }
 """
 
-_module = None
-
-
 def module():
-    global _module
-    if _module is None:
-        import cupy  # noqa: PLC0415
-
-        _module = cupy.RawModule(code=_SOURCE, options=("-std=c++17",))
-    return _module
+    return compiled(DEVICE + _KERNELS)
 
 
 class Scratch:

@@ -1,0 +1,106 @@
+"""SSSP supersteps in one cooperative GPU launch (dgraph.backend.gpu_sssp_steps): the same distances,
+parents and per-superstep records as the host-driven CuPy path and as numpy, on deep, skewed and odd
+graphs, for several deltas.  The launch stops for five reasons (frontier and pile empty, the step
+limit, a tie list or far pile too small, too many frontier edges); the patched cases make each happen
+mid-run, and the host path takes over and hands back."""
+
+import math
+
+import numpy as np
+import pytest
+from graphs import corpus, weighted
+
+import dgraph
+from dgraph.backend import gpu_available, to_numpy
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True)
+def _needs_gpu():
+    if not gpu_available():
+        pytest.skip("no usable CUDA GPU / CuPy")
+
+
+def _graphs():
+    rng = np.random.default_rng(29)
+    yield "grid", dgraph.generate("grid", rows=40, cols=37, weighted=True, seed=1)
+    yield "grid-unweighted", dgraph.generate("grid", rows=25, cols=30)
+    yield "chain", dgraph.from_edges(np.arange(2000), np.arange(1, 2001), weights=rng.uniform(0, 1, 2000))
+    yield "rmat", dgraph.generate("rmat", scale=12, seed=3, weighted=True)
+    yield "rmat-directed-int", dgraph.generate("rmat", scale=11, seed=4, directed=True, weighted=True,
+                                               weights="int")
+    for label, kw in corpus(40, seed=31):
+        yield label, dgraph.from_edges(**weighted(kw, rng))
+
+
+CASES = list(_graphs())
+STAT_KEYS = ("frontier", "far", "bound", "improved", "edges")
+
+
+def _source(G):
+    return G.ids.to_user(int(np.argmax(to_numpy(G.out_degree())))).item()
+
+
+def _run(G, source, delta, monkeypatch, steps, **patch):
+    from dgraph.backend import gpu_sssp_steps
+
+    monkeypatch.setenv("DGRAPH_SSSP_STEPS", "1" if steps else "0")
+    for name, value in patch.items():
+        monkeypatch.setattr(gpu_sssp_steps, name, value)
+    return dgraph.sssp(G, source, delta=delta, backend="cupy")
+
+
+def _check_same(a, b):
+    for c in ("distance", "parent"):
+        assert np.array_equal(to_numpy(a.raw(c)), to_numpy(b.raw(c))), c
+    assert len(a.stats) == len(b.stats)
+    for k in STAT_KEYS:
+        assert list(a.stats[k]) == list(b.stats[k]), k
+
+
+@pytest.mark.parametrize("delta", [None, 0.25, 3.0, math.inf])
+@pytest.mark.parametrize("label,G", CASES, ids=[c[0] for c in CASES])
+def test_steps_equal_host_path_and_numpy(label, G, delta, monkeypatch):
+    if G.num_vertices == 0:
+        pytest.skip("no source in an empty graph")
+    s = _source(G)
+    d = delta if delta is not None else dgraph.sssp(G.to("cupy"), s).params["delta"]
+    cpu = dgraph.sssp(G, s, delta=d)
+    host = _run(G, s, d, monkeypatch, steps=False)
+    steps = _run(G, s, d, monkeypatch, steps=True)
+    _check_same(steps, host)
+    _check_same(steps, cpu)
+
+
+@pytest.mark.parametrize("patch", [dict(MAX_STEPS=3), dict(EDGE_LIMIT=40), dict(TIE_LIMIT=30),
+                                   dict(PILE_SLACK=0), dict(MAX_STEPS=1, EDGE_LIMIT=200, PILE_SLACK=5)],
+                         ids=["step-limit", "edge-limit", "tie-limit", "pile", "mixed"])
+@pytest.mark.parametrize("label", ["grid", "rmat", "rmat-directed-int", "chain"])
+@pytest.mark.parametrize("delta", [0.25, 2.0])
+def test_steps_stop_and_resume(label, patch, delta, monkeypatch):
+    G = dict(CASES)[label]
+    s = _source(G)
+    cpu = dgraph.sssp(G, s, delta=delta)
+    got = _run(G, s, delta, monkeypatch, steps=True, **patch)
+    _check_same(got, cpu)
+
+
+def test_deep_grid_runs_in_one_launch(monkeypatch):
+    """A 100x100 weighted grid from a corner: hundreds of supersteps, each its own record, one launch."""
+    from dgraph.backend import gpu_sssp_steps
+
+    calls = []
+    real = gpu_sssp_steps.run
+
+    def counting(*a, **k):
+        out = real(*a, **k)
+        calls.append(None if out is None else (out["steps"], out["stop"]))
+        return out
+
+    monkeypatch.setattr(gpu_sssp_steps, "run", counting)
+    G = dgraph.generate("grid", rows=100, cols=100, weighted=True, seed=2)
+    r = dgraph.sssp(G, 0, delta=0.5, backend="cupy")
+    assert len(calls) == 1 and calls[0] == (r.supersteps, "empty") and r.supersteps > 150
+    assert np.array_equal(to_numpy(r.raw("distance")), to_numpy(dgraph.sssp(G, 0, delta=0.5).raw("distance")))
+    assert (r.stats["time_s"] >= 0).all()
