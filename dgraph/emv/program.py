@@ -272,13 +272,14 @@ class EMVRun(BaseProgram):
         lay = S.layout
         S.hops = lay.hops
         S.valid = lay.hops
-        S.fields = {f.name: build_field(xp, self.specs[f.name], f, lay.L, self.n) for f in self.prog.fields}
+        L = None if lay.whole else lay.L  # one partition: local ids are global ids, no gather
+        S.fields = {f.name: build_field(xp, self.specs[f.name], f, L, self.n) for f in self.prog.fields}
         if self.prog.queue:
             S.marks = xp.ones(lay.size, dtype=bool)
             if self.active0 is not None:
                 m = xp.zeros(self.n, dtype=bool)
                 m[xp.asarray(self.active0)] = True
-                S.marks = m[lay.L]
+                S.marks = m if L is None else m[L]
         if self.prog.has_aggs:
             self._initial_aggs(shard, S)
 
@@ -286,7 +287,7 @@ class EMVRun(BaseProgram):
         """The aggregates of the first iteration: every partition evaluates them over all vertices."""
         xp = shard.xp
         n = self.n
-        full = {f.name: build_field(xp, self.specs[f.name], f, xp.arange(n), n) for f in self.prog.fields}
+        full = {f.name: build_field(xp, self.specs[f.name], f, None, n) for f in self.prog.fields}
         deg = shard.degree
         for si, t in enumerate(self.prog.traced):
             for i, e in enumerate(t.aggs):
@@ -605,16 +606,14 @@ class EMVRun(BaseProgram):
         return vals, ok
 
     def _sparse(self, S, hmask, ns):
-        """The active heads (ascending) when walking their edges beats the dense gather, else None."""
+        """The active heads (ascending) when walking their edges beats the dense gather, else None:
+        at most a ``SPARSE_SHARE`` of the vertices, with fewer edges than that share of the buffer."""
         lay = S.layout
         if hmask is None or ns == 0:
             return None
-        if int(lay.xp.count_nonzero(hmask)) > lay.size * SPARSE_SHARE:
-            return None
-        heads = lay.xp.flatnonzero(hmask)
-        hptr = lay.push_index()[0]
-        work = int((hptr[heads + 1] - hptr[heads]).sum())
-        return heads if work < ns * SPARSE_SHARE else None
+        scratch = self._scratch(S, lay.xp)
+        return kernels.active_heads(lay.xp, hmask, lay.push_index()[0], int(lay.size * SPARSE_SHARE),
+                                    ns * SPARSE_SHARE, None if scratch is None else scratch[2])
 
     @staticmethod
     def _cleared(buf, size, xp):
