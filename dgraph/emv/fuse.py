@@ -33,7 +33,7 @@ import tempfile
 
 import numpy as np
 
-from .trace import _BINARY, Expr
+from .trace import Expr, evaluate, leaves
 
 #: the fused loop runs when a step's vertex range has at least this many vertices (below it the
 #: compile, once per program, is not worth it); tests set it to 0
@@ -67,6 +67,7 @@ class _Gen:
         self.leaf_code = leaf_code  # key -> (source, kind), or raises Unfusable
         self.lines = []
         self.done = {}
+        self.hoisted = []           # (expr, kind): the scalar subexpressions, arguments H0, H1, ...
 
     def emit(self, e):
         """(source of a local or constant, kind) of ``e``; appends the lines that compute it."""
@@ -74,10 +75,15 @@ class _Gen:
             return _constant(e)
         if id(e) in self.done:
             return self.done[id(e)]
-        if e.op == "leaf":
+        if all(k[0] == "graph" for k in leaves(e)):
+            # no per-vertex value: the vectorized path computes it in Python scalars (1 / 0 raises);
+            # so does the caller (hoisted), and the loop takes the result as an argument
+            kind = _Gen(_scalar_leaf)._node(e)[1] if e.op not in ("leaf", "agg") else \
+                ("f" if e.op == "agg" else "i")
+            src = f"H{len(self.hoisted)}"
+            self.hoisted.append((e, kind))
+        elif e.op == "leaf":
             src, kind = self.leaf_code(e.args)
-        elif e.op == "agg":
-            src, kind = self.leaf_code(("agg", e.args[0]))
         else:
             src, kind = self._node(e)
         name = f"_e{len(self.done)}"
@@ -87,7 +93,7 @@ class _Gen:
 
     def _node(self, e):
         op = e.op
-        if op in _BINARY:
+        if op in _SYMBOL:  # ** is not: numpy raises on negative integer powers
             (a, ka), (b, kb) = self.emit(e.args[0]), self.emit(e.args[1])
             return f"({a} {_SYMBOL[op]} {b})", _binary_kind(op, ka, kb)
         if op == "neg":
@@ -117,6 +123,10 @@ class _Gen:
                 raise Unfusable("abs of a bool")
             return f"abs({a})", ka
         raise Unfusable(op if op != "ufunc" else getattr(e.args[0], "__name__", "ufunc"))
+
+
+def _scalar_leaf(key):
+    return "0", "i"  # graph.num_vertices / num_edges: Python ints
 
 
 def _constant(v):
@@ -170,7 +180,7 @@ import numba
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
-def vertex_step(mode, nv, idx, mout, mcnt, ident, own, marks, L, deg, {fields}{aggs}):
+def vertex_step(mode, nv, idx, mout, mcnt, ident, own, marks, L, deg, {args}):
     """mode 0: vertices 0..nv-1 (messages where i < len(mout)); 1: vertex idx[k] with message mout[k];
     2: the vertices i < nv with mcnt[i] > 0.  Returns (an owned vertex voted to continue, marks set)."""
     cont = False
@@ -194,8 +204,8 @@ def vertex_step(mode, nv, idx, mout, mcnt, ident, own, marks, L, deg, {fields}{a
 
 
 def vertex_kernel(t, field_kinds, message_kind, id_kind, degree_kind):
-    """(compiled loop, field names it takes) for traced VERTEX step ``t``, or None where it cannot be
-    fused.  ``field_kinds``: field -> kind (None: a dtype the loop does not take)."""
+    """The :class:`FusedStep` of traced VERTEX step ``t``, or None where it cannot be fused.
+    ``field_kinds``: field -> kind (None: a dtype the loop does not take)."""
     if not enabled() or message_kind is None:
         return None
     used = []
@@ -214,14 +224,10 @@ def vertex_kernel(t, field_kinds, message_kind, id_kind, degree_kind):
             if name not in used:
                 used.append(name)
             return f"F{used.index(name)}[i]", k
-        if role == "graph":
-            return ("NV" if key[1] == "num_vertices" else "NE"), "i"
         if role == "msg":
             return "msg", message_kind
         if role == "received":
             return "received", "b"
-        if role == "agg":
-            return f"A_{key[1]}", "f"
         raise Unfusable(str(key))
 
     gen = _Gen(leaf_code)
@@ -247,12 +253,29 @@ def vertex_kernel(t, field_kinds, message_kind, id_kind, degree_kind):
         body += [f"if {act[0]} and not marks[i]:", "    marks[i] = True", "    newly += 1"]
     if halt is not None:
         body += [f"if i < own and not {halt[0]}:", "    cont = True"]
-    nagg = len(t.aggs)
-    src = _VERTEX_TEMPLATE.format(
-        fields="".join(f"F{j}, " for j in range(len(used))) + "NV, NE",
-        aggs="".join(f", A_{j}" for j in range(nagg)),
-        body="\n".join("        " + line for line in body))
-    return _load(src).vertex_step, used
+    args = [f"F{j}" for j in range(len(used))] + [f"H{j}" for j in range(len(gen.hoisted))]
+    src = _VERTEX_TEMPLATE.format(args=", ".join(args), body="\n".join("        " + line for line in body))
+    return FusedStep(_load(src).vertex_step, used, gen.hoisted)
+
+
+class FusedStep:
+    """A compiled VERTEX loop: ``loop``, the fields it takes (in order) and its hoisted scalars."""
+
+    def __init__(self, loop, fields, hoisted):
+        self.loop, self.fields, self.hoisted = loop, fields, hoisted
+
+    def scalars(self, env):
+        """The hoisted scalars' values (``env``: the leaves), cast to the kinds the loop was compiled
+        for; None where one cannot be computed here (the vectorized path then runs, and raises or
+        not, as before)."""
+        out = []
+        for e, kind in self.hoisted:
+            try:
+                v = evaluate(e, env, np)
+                out.append(np.int64(v) if kind == "i" else np.float64(v) if kind == "f" else np.bool_(v))
+            except (ArithmeticError, ValueError, TypeError):
+                return None
+        return out
 
 
 # -- compiling generated source ------------------------------------------------------------------

@@ -732,10 +732,13 @@ class EMVRun(BaseProgram):
             kinds = {f: fuse.kind_of(a.dtype) for f, a in S.fields.items()}
             prog.fused[key] = fuse.vertex_kernel(t, kinds, fuse.kind_of(prog.message), fuse.kind_of(lay.L.dtype),
                                                  fuse.kind_of(lay.degree.dtype))
-        kernel = prog.fused[key]
-        if kernel is None:
+        step = prog.fused[key]
+        if step is None:
             return False
-        loop, names = kernel
+        scalars = step.scalars(lambda k: S.aggs[(si, k[1])] if k[0] == "agg" else
+                               self.n if k[1] == "num_vertices" else self.num_edges)
+        if scalars is None:
+            return False
         mdt = prog.message
         idx, mout, mcnt = _NO_IDS, np.empty(0, mdt), _NO_COUNTS
         if recv is None:
@@ -747,10 +750,9 @@ class EMVRun(BaseProgram):
         else:
             mode, mout, mcnt = (2 if prog.queue else 0), recv[1], recv[2]
         marks = S.marks if S.marks is not None else _NO_MARKS
-        aggs = [float(S.aggs[(si, j)]) for j in range(len(t.aggs))]
-        cont, _ = loop(mode, nv, idx, mout.astype(mdt, copy=False), mcnt.astype(np.int32, copy=False),
-                       mdt.type(prog.combiner.identity), lay.owned, marks, lay.L, lay.degree,
-                       *(S.fields[f] for f in names), self.n, self.num_edges, *aggs)
+        cont, _ = step.loop(mode, nv, idx, mout.astype(mdt, copy=False), mcnt.astype(np.int32, copy=False),
+                            mdt.type(prog.combiner.identity), lay.owned, marks, lay.L, lay.degree,
+                            *(S.fields[f] for f in step.fields), *scalars)
         S.cont = S.cont or bool(cont)
         return True
 
