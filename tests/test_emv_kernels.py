@@ -68,7 +68,10 @@ def test_head_major_index_and_push_reduce():
     comb = parse_combiner("min", np.dtype("f8"))
     scratch = (np.empty(n), np.zeros(n, bool), np.empty(n, np.int64))
     ebound = int(indptr[n // 2])
-    tails, vals = kernels.push_reduce(np, comb, active, hptr, rid, seg, x, ebound, scratch)
+    tails, vals = kernels.push_reduce(np, comb, active, (hptr, rid, seg), x, ebound, scratch)
+    order = np.argsort(tails)  # tails come in the order first reached
+    tails, vals = tails[order], vals[order]
+    assert not scratch[1].any()  # the seen flags are left clear for the next send
     pos = {h: i for i, h in enumerate(active)}
     keep = np.isin(heads, active) & (np.arange(m) < ebound)
     ref = _reference("min", seg[keep], np.array([x[pos[h]] for h in heads[keep]]), n, np.inf)

@@ -133,14 +133,16 @@ def init_specs(fields, init, ids, n):
 
 
 def build_field(xp, spec, field, L, n):
-    """A field's local array over the local vertices ``L`` (global ids)."""
+    """A field's local array over the local vertices ``L`` (global ids; None: every vertex, in order,
+    which skips a gather over all of them)."""
     kind = spec[0]
-    m = len(L)
+    m = n if L is None else len(L)
     if kind == "scalar":
         return xp.full(m, spec[1], dtype=field.dtype)
     if kind == "dense":
-        return xp.asarray(spec[1])[L].astype(field.dtype, copy=True)
+        arr = xp.asarray(spec[1])
+        return (arr if L is None else arr[L]).astype(field.dtype, copy=True)
     arr = xp.full(n, field.default, dtype=field.dtype)
     if len(spec[1]):
         arr[xp.asarray(spec[1])] = xp.asarray(spec[2])
-    return arr[L].copy()
+    return arr if L is None else arr[L]

@@ -34,7 +34,7 @@ from ..backend import to_backend
 from ..engine.program import Contribution
 from ..engine.program import Program as BaseProgram
 from ..errors import EMVError
-from . import kernels
+from . import fuse, kernels
 from .api import SENDS, trace
 from .frame import build_field, init_specs, parse_combiner, parse_message, parse_state
 from .trace import Expr, evaluate, leaves
@@ -101,6 +101,7 @@ class Program:
         self.name = str(name)
         self.steps = steps
         self.traced = [trace(s, self.names) for s in steps]
+        self.fused = {}  # (step, dtypes) -> the step's fused loop or None (see _fused_vertex)
         self._compile()
 
     def _compile(self):
@@ -234,6 +235,8 @@ class _State:
         self.snaps = []
         self.sent = 0
         self.scratch = None
+        self.spare = None        # queue mode: the marks array of the send before, reused
+        self.out = None          # CPU: the gather's (combined, counts) buffers, reused
 
 
 class EMVRun(BaseProgram):
@@ -269,13 +272,14 @@ class EMVRun(BaseProgram):
         lay = S.layout
         S.hops = lay.hops
         S.valid = lay.hops
-        S.fields = {f.name: build_field(xp, self.specs[f.name], f, lay.L, self.n) for f in self.prog.fields}
+        L = None if lay.whole else lay.L  # one partition: local ids are global ids, no gather
+        S.fields = {f.name: build_field(xp, self.specs[f.name], f, L, self.n) for f in self.prog.fields}
         if self.prog.queue:
             S.marks = xp.ones(lay.size, dtype=bool)
             if self.active0 is not None:
                 m = xp.zeros(self.n, dtype=bool)
                 m[xp.asarray(self.active0)] = True
-                S.marks = m[lay.L]
+                S.marks = m if L is None else m[L]
         if self.prog.has_aggs:
             self._initial_aggs(shard, S)
 
@@ -283,7 +287,7 @@ class EMVRun(BaseProgram):
         """The aggregates of the first iteration: every partition evaluates them over all vertices."""
         xp = shard.xp
         n = self.n
-        full = {f.name: build_field(xp, self.specs[f.name], f, xp.arange(n), n) for f in self.prog.fields}
+        full = {f.name: build_field(xp, self.specs[f.name], f, None, n) for f in self.prog.fields}
         deg = shard.degree
         for si, t in enumerate(self.prog.traced):
             for i, e in enumerate(t.aggs):
@@ -529,23 +533,21 @@ class EMVRun(BaseProgram):
         act = None
         if prog.queue:
             act = S.marks[:nh]
-            S.marks = xp.zeros(lay.size, dtype=bool)
+            S.marks, S.spare = self._cleared(S.spare, lay.size, xp), S.marks
         if not lay.whole:
             S.valid -= 1
         S.buf = None
         cindptr = lay.cindptr[: nt + 1]
-        if plan.fused and prog.queue and self._sparse(S, act, ns):
+        heads = self._sparse(S, act, ns) if prog.queue and not plan.materialize else None
+        if plan.fused and heads is not None:
             # few active heads: evaluate the message at them only and walk their edges
-            heads = xp.flatnonzero(act)
             env = self._vertex_env(S, heads, role="head")
             memo = {}
             x = _full(xp, evaluate(plan.value, env, xp, memo), len(heads), prog.message)
             if plan.head_cond is not None:
                 keep = _full(xp, evaluate(plan.head_cond, env, xp, memo), len(heads), bool)
                 heads, x = heads[keep], x[keep]
-            hptr, rid = lay.head_index()
-            tails, vals = kernels.push_reduce(xp, comb, heads, hptr, rid, lay.etail(), x, ns,
-                                              self._scratch(S, xp))
+            tails, vals = kernels.push_reduce(xp, comb, heads, lay.push_index(), x, ns, self._scratch(S, xp))
             if plan.tail_cond is not None and len(tails):  # a tail-only condition drops all of a tail's messages
                 tenv = self._vertex_env(S, tails, role="tail")
                 keep = _full(xp, evaluate(plan.tail_cond, tenv, xp), len(tails), bool)
@@ -565,20 +567,11 @@ class EMVRun(BaseProgram):
             if plan.tail_cond is not None:
                 tenv = self._vertex_env(S, slice(0, nt), role="tail")
                 tmask = _full(xp, evaluate(plan.tail_cond, tenv, xp), nt, bool)
-            bound = None
-            if comb.op in (1, 2) and ns and nh:
-                if hmask is None:
-                    bound = (x.min() if comb.op == 1 else x.max()).item()
-                elif xp is np:
-                    bound = (np.min(x, where=hmask, initial=comb.identity) if comb.op == 1 else
-                             np.max(x, where=hmask, initial=comb.identity)).item()
-                else:
-                    masked = xp.where(hmask, x, comb.identity)
-                    bound = (masked.min() if comb.op == 1 else masked.max()).item()
-            out, counts = kernels.gather_reduce(xp, comb, cindptr, lay.cindices[:ns], x, hmask, tmask, bound)
+            bound = kernels.best_sent(xp, comb, x, hmask) if comb.op in (1, 2) and ns and nh else None
+            out, counts = kernels.gather_reduce(xp, comb, cindptr, lay.cindices[:ns], x, hmask, tmask, bound,
+                                                self._out(S, xp, nt))
         else:
-            if prog.queue and act is not None and not plan.materialize and self._sparse(S, act, ns):
-                heads = xp.flatnonzero(act)
+            if heads is not None:
                 hptr, rid = lay.head_index()
                 from ..backend.primitives import expand  # noqa: PLC0415
 
@@ -613,15 +606,31 @@ class EMVRun(BaseProgram):
         return vals, ok
 
     def _sparse(self, S, hmask, ns):
+        """The active heads (ascending) when walking their edges beats the dense gather, else None:
+        at most a ``SPARSE_SHARE`` of the vertices, with fewer edges than that share of the buffer."""
         lay = S.layout
         if hmask is None or ns == 0:
-            return False
-        if int(lay.xp.count_nonzero(hmask)) > lay.size * SPARSE_SHARE:
-            return False
-        heads = lay.xp.flatnonzero(hmask)
-        hptr, _ = lay.head_index()
-        work = int((hptr[heads + 1] - hptr[heads]).sum())
-        return work < ns * SPARSE_SHARE
+            return None
+        scratch = self._scratch(S, lay.xp)
+        return kernels.active_heads(lay.xp, hmask, lay.push_index()[0], int(lay.size * SPARSE_SHARE),
+                                    ns * SPARSE_SHARE, None if scratch is None else scratch[2])
+
+    @staticmethod
+    def _cleared(buf, size, xp):
+        """The marks of the next send: the previous send's array, cleared (no new allocation)."""
+        if buf is None or len(buf) != size:
+            return xp.zeros(size, dtype=bool)
+        buf.fill(False)
+        return buf
+
+    def _out(self, S, xp, nt):
+        """(combined, counts) arrays over the first nt tails, reused from send to send on the CPU."""
+        if xp is not np:
+            return None
+        if S.out is None or S.out[0].dtype != self.prog.message:
+            m = S.layout.size
+            S.out = (np.empty(m, dtype=self.prog.message), np.empty(m, dtype=np.int32))
+        return S.out[0][:nt], S.out[1][:nt]
 
     def _scratch(self, S, xp):
         if xp is not np:
@@ -660,6 +669,8 @@ class EMVRun(BaseProgram):
         prog = self.prog
         nv = lay.size if lay.whole else lay.hb[S.valid]
         recv = self._combined(S)
+        if xp is np and nv >= fuse.FUSE_MIN and self._fused_vertex(S, si, t, recv, nv):
+            return
         comb = prog.combiner
         if prog.queue and recv is not None:
             if recv[0] == "list":
@@ -712,6 +723,39 @@ class EMVRun(BaseProgram):
             mine = h[: min(own, count)] if isinstance(I, slice) else h[I < own]
             S.cont = S.cont or bool((~mine).any())
 
+    def _fused_vertex(self, S, si, t, recv, nv):
+        """Run VERTEX step ``si`` as one compiled loop over its vertices (:mod:`.fuse`); False where
+        its expressions or the messages' form need the vectorized path."""
+        prog, lay = self.prog, S.layout
+        key = (si, tuple((f, S.fields[f].dtype) for f in self.prog.names), lay.L.dtype, lay.degree.dtype)
+        if key not in prog.fused:
+            kinds = {f: fuse.kind_of(a.dtype) for f, a in S.fields.items()}
+            prog.fused[key] = fuse.vertex_kernel(t, kinds, fuse.kind_of(prog.message), fuse.kind_of(lay.L.dtype),
+                                                 fuse.kind_of(lay.degree.dtype))
+        step = prog.fused[key]
+        if step is None:
+            return False
+        scalars = step.scalars(lambda k: S.aggs[(si, k[1])] if k[0] == "agg" else
+                               self.n if k[1] == "num_vertices" else self.num_edges)
+        if scalars is None:
+            return False
+        mdt = prog.message
+        idx, mout, mcnt = _NO_IDS, np.empty(0, mdt), _NO_COUNTS
+        if recv is None:
+            mode = 0
+        elif recv[0] == "list":
+            if not prog.queue:
+                return False
+            mode, idx, mout = 1, recv[1].astype(np.int64, copy=False), recv[2]
+        else:
+            mode, mout, mcnt = (2 if prog.queue else 0), recv[1], recv[2]
+        marks = S.marks if S.marks is not None else _NO_MARKS
+        cont, _ = step.loop(mode, nv, idx, mout.astype(mdt, copy=False), mcnt.astype(np.int32, copy=False),
+                            mdt.type(prog.combiner.identity), lay.owned, marks, lay.L, lay.degree,
+                            *(S.fields[f] for f in step.fields), *scalars)
+        S.cont = S.cont or bool(cont)
+        return True
+
     def _mreduce(self, S, op, x, I, nv):
         xp = S.layout.xp
         if S.buf is None:
@@ -731,6 +775,11 @@ class EMVRun(BaseProgram):
         out, _ = kernels.segment_reduce(xp, comb, S.layout.cindptr[: nt + 1], v, ok)
         out = _pad(xp, out, nv, comb.identity)
         return out[I]
+
+
+_NO_IDS = np.empty(0, np.int64)
+_NO_COUNTS = np.empty(0, np.int32)
+_NO_MARKS = np.zeros(1, bool)
 
 
 def _weighted(G):

@@ -33,6 +33,7 @@ class Layout:
         self.eb = [int(cindptr[min(hb[h], len(cindptr) - 1)]) for h in range(self.hops)]
         self._etail = None
         self._heads = None
+        self.csr = None               # one partition: the graph's (indptr, indices), a head-major index
         self.send_local = None        # owned local ids whose values others replicate
         self.send_ids = None          # their global ids
         self.recv = {}                # source partition -> (local positions, mask of the values kept)
@@ -65,6 +66,18 @@ class Layout:
         return self._heads
 
 
+    def push_index(self):
+        """Queue mode, a push from few heads: (hptr, slot, tail).  A head h's buffered edges are
+        j in hptr[h]..hptr[h+1], in buffer order; ``slot`` None: ``tail[j]`` is the edge's tail (one
+        partition: the graph's CSR, with nothing to build; a row's order differs from buffer order
+        only among a head's edges, whose messages are equal), else the edge's buffer slot is
+        ``slot[j]`` and its tail ``tail[slot[j]]``."""
+        if self.csr is not None:
+            return self.csr[0], None, self.csr[1]
+        hptr, rid = self.head_index()
+        return hptr, rid, self.etail()
+
+
 def cached_layout(shard, key, build):
     """The layout ``key`` of this shard's graph, built once (``build()``; None: only look it up).
 
@@ -90,7 +103,9 @@ def whole_layout(shard):
     else:
         cindptr, cindices, weights = shard.indptr, shard.indices, shard.weights
     L = xp.arange(n, dtype=shard.indices.dtype)
-    return Layout(xp, L, [n, n], cindptr.astype(np.int64, copy=False), cindices, weights, shard.degree, True)
+    lay = Layout(xp, L, [n, n], cindptr.astype(np.int64, copy=False), cindices, weights, shard.degree, True)
+    lay.csr = (shard.indptr.astype(np.int64, copy=False), shard.indices)
+    return lay
 
 
 def one_hop_layout(shard):
