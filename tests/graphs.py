@@ -63,3 +63,17 @@ def weighted(kwargs, rng, low=0.0, high=10.0, integer=False, zero_fraction=0.1):
     w = rng.integers(int(low), int(high) + 1, m) if integer else rng.uniform(low, high, m)
     w = np.where(rng.random(m) < zero_fraction, 0, w)
     return dict(kwargs, weights=w)
+
+
+def partition_targets(G, parts=(1, 2, 3, 4)):
+    """(label, G or a local PartitionedGraph of it, replica hops) for each partition count: range
+    partitions for even counts, hash for odd ones, 1-3 hops (the EMV tests' spread)."""
+    for p in parts:
+        if p > max(G.num_vertices, 1):
+            continue
+        if p == 1:
+            yield "p1", G, 1
+        else:
+            method = "range" if p % 2 == 0 else "hash"
+            hops = 1 + p % 3
+            yield f"p{p}-{method}-hops{hops}", G.partition(p, method=method, client=False), hops

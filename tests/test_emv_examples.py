@@ -5,7 +5,7 @@ test_emv_distributed.py)."""
 import networkx as nx
 import numpy as np
 import pytest
-from graphs import corpus, weighted
+from graphs import corpus, partition_targets, weighted
 
 import dgraph
 from dgraph.emv import examples as ex
@@ -13,24 +13,13 @@ from dgraph.emv import examples as ex
 CASES = list(corpus(40, seed=11))
 
 
-def _targets(G, parts=(1, 2, 3, 4)):
-    for p in parts:
-        if p > max(G.num_vertices, 1):
-            continue
-        if p == 1:
-            yield "p1", G, 1
-        else:
-            method = "range" if p % 2 == 0 else "hash"
-            hops = 1 + p % 3
-            yield f"p{p}-{method}-hops{hops}", G.partition(p, method=method, client=False), hops
-
 
 def test_pagerank_matches_builtin_1e9():
     checked = 0
     for label, kw in CASES:
         G = dgraph.from_edges(**kw)
         ref = dgraph.pagerank(G, iterations=30).pagerank
-        for where, T, _ in _targets(G):
+        for where, T, _ in partition_targets(G):
             r = ex.pagerank(T, iterations=30)
             np.testing.assert_allclose(r.rank, ref, rtol=0, atol=1e-9, err_msg=f"{label} {where}")
         checked += 1
@@ -45,7 +34,7 @@ def test_bfs_matches_builtin(queue):
             continue
         src = G.vertex_ids()[G.num_vertices // 2]
         ref = dgraph.bfs(G, src).depth
-        for where, T, hops in _targets(G):
+        for where, T, hops in partition_targets(G):
             r = ex.bfs(T, src, queue=queue, hops=hops)
             np.testing.assert_array_equal(r.depth, ref, err_msg=f"{label} {where}")
 
@@ -59,7 +48,7 @@ def test_sssp_matches_builtin(queue):
         G = dgraph.from_edges(**weighted(kw, rng))
         src = G.vertex_ids()[0]
         ref = dgraph.sssp(G, src).distance
-        for where, T, hops in _targets(G):
+        for where, T, hops in partition_targets(G):
             r = ex.sssp(T, src, queue=queue, hops=hops)
             np.testing.assert_array_equal(r.dist, ref, err_msg=f"{label} {where}")
 
@@ -82,7 +71,7 @@ def test_maximal_matching_is_a_maximal_matching_for_networkx():
         nxg = G.to_networkx().to_undirected()
         assert nx.is_maximal_matching(nxg, pairs), i
         left = list(range(nl))
-        for where, T, hops in _targets(G.symmetrize() if G.directed else G, parts=(2, 3, 4)):
+        for where, T, hops in partition_targets(G.symmetrize() if G.directed else G, parts=(2, 3, 4)):
             r2 = dgraph.maximal_matching(T, left=left, seed=i, hops=hops)
             np.testing.assert_array_equal(r2.mate, r.mate, err_msg=where)
 

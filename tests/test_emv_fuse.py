@@ -7,7 +7,7 @@ the vectorized path to compare with."""
 
 import numpy as np
 import pytest
-from graphs import corpus, weighted
+from graphs import corpus, partition_targets, weighted
 
 import dgraph
 from dgraph.emv import examples as ex
@@ -23,16 +23,6 @@ def fused(monkeypatch):
     monkeypatch.delenv("DGRAPH_EMV_FUSE", raising=False)
 
 
-def _targets(G, parts=(1, 2, 3, 4)):
-    for p in parts:
-        if p > max(G.num_vertices, 1):
-            continue
-        if p == 1:
-            yield "p1", G, 1
-        else:
-            method = "range" if p % 2 == 0 else "hash"
-            yield f"p{p}-{method}", G.partition(p, method=method, client=False), 1 + p % 3
-
 
 def _used(prog):
     return sum(k is not None for k in prog.fused.values())
@@ -47,7 +37,7 @@ def test_fused_bfs_equals_builtin(fused, queue):
             continue
         src = G.vertex_ids()[G.num_vertices // 2]
         ref = dgraph.bfs(G, src).depth
-        for where, T, hops in _targets(G):
+        for where, T, hops in partition_targets(G):
             prog = ex.bfs_program(queue)
             r = prog.run(T, init={"depth": {src: 0}}, active=[src] if queue else None, hops=hops)
             np.testing.assert_array_equal(r.depth, ref, err_msg=f"{label} {where}")
@@ -65,7 +55,7 @@ def test_fused_sssp_equals_builtin(fused, queue):
         G = dgraph.from_edges(**weighted(kw, rng))
         src = G.vertex_ids()[0]
         ref = dgraph.sssp(G, src).distance
-        for where, T, hops in _targets(G):
+        for where, T, hops in partition_targets(G):
             prog = ex.sssp_program(queue)
             r = prog.run(T, init={"dist": {src: 0.0}}, active=[src] if queue else None, hops=hops)
             np.testing.assert_array_equal(r.dist, ref, err_msg=f"{label} {where}")
@@ -79,7 +69,7 @@ def test_fused_pagerank_same_bits_as_vectorized_and_builtin(fused, monkeypatch):
         G = dgraph.from_edges(**kw)
         n = G.num_vertices
         ref = dgraph.pagerank(G, iterations=20).pagerank
-        for where, T, _ in _targets(G):
+        for where, T, _ in partition_targets(G):
             prog = ex.pagerank_program(iterations=20)
             r = prog.run(T, init={"rank": 1.0 / n if n else 0.0})
             used += _used(prog)
@@ -122,7 +112,7 @@ def test_fused_ops_same_bits_as_vectorized(fused, monkeypatch):
         G = dgraph.from_edges(**kw)
         n = G.num_vertices
         init = {"x": rng.random(n), "k": rng.integers(-50, 50, n), "flag": rng.random(n) < 0.3}
-        for where, T, hops in _targets(G, (1, 2, 3)):
+        for where, T, hops in partition_targets(G, (1, 2, 3)):
             prog = _ops_program()
             r = prog.run(T, init=init, hops=hops)
             used += _used(prog)

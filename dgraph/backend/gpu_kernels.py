@@ -66,18 +66,35 @@ __device__ __forceinline__ u64 block_reserve(bool flag, u64* cursor) {
     return pos;
 }
 
-// *target += the block's sum of x.
-__device__ __forceinline__ void block_add(i64 x, u64* target) {
+// The block's sum of x, in every thread.
+__device__ __forceinline__ i64 block_sum(i64 x) {
     __shared__ i64 part[32];
+    __shared__ i64 total;
     for (int off = 16; off > 0; off >>= 1) x += __shfl_down_sync(0xffffffffu, x, off);
     if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = x;
     __syncthreads();
     if (threadIdx.x == 0) {
         i64 s = 0;
         for (int w = 0; w < (int)((blockDim.x + 31) >> 5); ++w) s += part[w];
-        if (s) atomicAdd(target, (u64)s);
+        total = s;
     }
     __syncthreads();
+    i64 r = total;
+    __syncthreads();  // the shared slots are free for the next call
+    return r;
+}
+
+// *target += the block's sum of x.
+__device__ __forceinline__ void block_add(i64 x, u64* target) {
+    i64 s = block_sum(x);
+    if (threadIdx.x == 0 && s) atomicAdd(target, (u64)s);
+}
+
+// The GPU's clock in ns (the per-step records of the multi-step launches).
+__device__ __forceinline__ u64 now_ns() {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
 }
 
 // warp_emit for a whole block: counters [0] cursor, [1] degree sum, [2] edges scanned.

@@ -30,12 +30,6 @@ from .gpu_kernels import BLOCK, COMMON, compiled, cooperative_grid
 _SOURCE = "#include <cooperative_groups.h>\n" + COMMON + r"""
 namespace cg = cooperative_groups;
 
-__device__ __forceinline__ u64 now_ns() {
-    u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
 // rec[REC*k + 0..4]: level k's vertices claimed, their degree sum, frontier edges
 // scanned, end timestamp (ns), largest degree claimed; zeroed by the host.  ctl:
 // [0] levels run, [1] why it stopped (0 limit, 1 empty, 2 pull, 3 too many edges,

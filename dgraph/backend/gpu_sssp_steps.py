@@ -41,30 +41,6 @@ from .gpu_sssp import DEVICE
 _SOURCE = "#include <cooperative_groups.h>\n" + DEVICE + r"""
 namespace cg = cooperative_groups;
 
-__device__ __forceinline__ u64 now_ns() {
-    u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-// The block's sum of x, in every thread.
-__device__ __forceinline__ i64 block_sum(i64 x) {
-    __shared__ i64 part[32];
-    __shared__ i64 total;
-    for (int off = 16; off > 0; off >>= 1) x += __shfl_down_sync(0xffffffffu, x, off);
-    if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = x;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        i64 s = 0;
-        for (int w = 0; w < (int)((blockDim.x + 31) >> 5); ++w) s += part[w];
-        total = s;
-    }
-    __syncthreads();
-    i64 r = total;
-    __syncthreads();
-    return r;
-}
-
 // Inclusive scan of x over the block (thread order); *sum gets the block's total.
 __device__ __forceinline__ i64 block_scan(i64 x, i64* sum) {
     __shared__ i64 warp_total[32];
