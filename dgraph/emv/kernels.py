@@ -56,7 +56,8 @@ def _head_major_cpu(cindices, hptr, rid):
 #: the threaded combines cut their rows into this many blocks per thread (about equal edges each,
 #: :func:`~dgraph.backend.cpu_kernels.row_block`), thread w taking blocks w, w + T, ...: rows the tail
 #: mask skips cost nothing, and where they lie together (a BFS's reached region) one block a thread
-#: left one thread idle (rmat20 with the first half of the tails masked: 48 -> 17 ms, one run)
+#: left one thread idle (rmat20 with the first half of the tails masked: 48 -> 17 ms in one run, 83 vs
+#: 81 ms in a second one under load)
 BLOCKS_PER_THREAD = 8
 
 
