@@ -125,7 +125,7 @@ def scratch_size(indptr, indices, cindptr, use_in, loops_twice, row_base, rows):
 
 from numba import prange  # noqa: E402
 
-from .cpu_kernels import _pjit  # noqa: E402
+from .cpu_kernels import _pjit, row_block  # noqa: E402
 
 
 @_pjit
@@ -148,17 +148,14 @@ def cdlp_step_par(indptr, indices, cindptr, cindices, use_in, loops_twice, row_b
     dirty has the same neighbor multiset, so the same mode: it keeps its label without counting.
     """
     T = changed_by.shape[0]
-    nrows = indptr.shape[0] - 1
     identity = rows.shape[0] == 0
-    arcs = indptr[nrows]
     for t in prange(T):
         sc = scratch[t]
         kt = keys[t]
         ct = counts[t]
         changed = 0
         # a contiguous block of rows holding about 1/T of the arcs (no two threads write one cache line)
-        r0 = 0 if t == 0 else np.searchsorted(indptr, arcs * t // T)
-        r1 = nrows if t == T - 1 else np.searchsorted(indptr, arcs * (t + 1) // T)
+        r0, r1 = row_block(indptr, t, T)
         for r in range(r0, r1):
             v = r + row_base if identity else rows[r]
             old = label[v]

@@ -130,6 +130,21 @@ def _pjit(fn):
     return _jit(fn, parallel=True)
 
 
+@numba.njit(inline="always", cache=True)
+def row_block(indptr, b, B):
+    """Rows ``[r0, r1)`` of block ``b`` of ``B``: contiguous blocks with about ``1/B`` of the edges each
+    (``indptr[0]`` on), covering every row; how the threaded row kernels split their rows (a block is
+    one thread's, so each row is still computed by one thread in its own order: the serial bits)."""
+    n = indptr.shape[0] - 1
+    if n <= 0:
+        return 0, 0
+    lo = indptr[0]
+    arcs = indptr[n] - lo
+    r0 = 0 if b == 0 else np.searchsorted(indptr, lo + arcs * b // B)
+    r1 = n if b == B - 1 else np.searchsorted(indptr, lo + arcs * (b + 1) // B)
+    return r0, r1
+
+
 def num_threads():
     """The number of threads numba's ``prange`` loops run on."""
     return int(numba.get_num_threads())
