@@ -10,7 +10,7 @@ them, on the odd and random graphs of the corpus with 1-4 partitions."""
 import numba
 import numpy as np
 import pytest
-from graphs import corpus
+from graphs import corpus, partition_targets
 
 import dgraph
 from dgraph.backend.cpu_kernels import row_block
@@ -143,13 +143,6 @@ def test_entry_points_take_the_thread_count(monkeypatch):
     np.testing.assert_array_equal(outs[0][0], outs[0][1])
 
 
-def _targets(G):
-    for p in (1, 2, 3, 4):
-        if p > max(G.num_vertices, 1):
-            continue
-        yield (f"p{p}", G) if p == 1 else (f"p{p}", G.partition(p, method="range" if p % 2 == 0 else "hash",
-                                                                 client=False))
-
 
 def _on_threads(t, fn):
     numba.set_num_threads(t)
@@ -167,7 +160,7 @@ def test_programs_same_bits_on_one_thread_and_all(monkeypatch, fuse_min):
         G = dgraph.from_edges(**kw)
         n = G.num_vertices
         ref = dgraph.pagerank(G, iterations=15).pagerank
-        for where, T in _targets(G):
+        for where, T, _ in partition_targets(G):
             runs = [_on_threads(t, lambda: ex.pagerank(T, iterations=15).rank) for t in (1, many)]
             np.testing.assert_array_equal(runs[0], runs[1], err_msg=f"{label} {where}")
             np.testing.assert_allclose(runs[1], ref, rtol=0, atol=1e-9, err_msg=f"{label} {where}")
