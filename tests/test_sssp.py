@@ -186,10 +186,16 @@ def test_auto_delta_is_davidsons_heuristic():
     from dgraph.algorithms.sssp import auto_delta
 
     G = dgraph.from_edges([0, 0, 1, 2], [1, 2, 3, 3], weights=[1.0, 2.0, 3.0, 6.0], directed=True)
-    # mean weight 3, mean out-degree 4 arcs / 4 vertices = 1: 32 * 3 / 1 = 96 -> 128
-    assert dgraph.sssp(G, 0).params["delta"] == 128.0
-    # unweighted (weight 1), 1 arc / 2 vertices: 32 * 1 / 0.5 = 64
-    assert dgraph.sssp(dgraph.from_edges([0], [1], directed=True), 0).params["delta"] == 64.0
+    # partitioned (supersteps cost an exchange): mean weight 3, mean out-degree 4 arcs / 4 vertices = 1:
+    # 32 * 3 / 1 = 96 -> 128
+    assert dgraph.sssp(G.partition(2, client=False), 0).params["delta"] == 128.0
+    # a whole Graph on numpy: 8 * 3 / 1 ** 2 = 24 -> 32
+    assert dgraph.sssp(G, 0).params["delta"] == 32.0
+    # unweighted (weight 1), 1 arc / 2 vertices: 32 * 1 / 0.5 = 64; whole: 8 * 1 / 0.25 = 32
+    H = dgraph.from_edges([0], [1], directed=True)
+    assert dgraph.sssp(H.partition(2, client=False), 0).params["delta"] == 64.0
+    assert dgraph.sssp(H, 0).params["delta"] == 32.0
+    assert auto_delta(1000, 1000 * 0.5, 100, factor=8.0, power=2) == 0.03125  # 8 * 0.5 / 100 = 0.04
     assert auto_delta(0, 0.0, 5) == 1.0 and auto_delta(4, 0.0, 2) == 1.0
     assert auto_delta(1000, 1000 * 0.5, 100) == 2.0  # 32 * 0.5 / 10 = 1.6
     assert auto_delta(1000, 1000 * 0.5, 100, factor=256.0) == 16.0  # the CuPy constant: 12.8
@@ -200,14 +206,16 @@ def test_partitions_equal_single_exactly(method):
     checked = 0
     for label, G in list(_delta_graphs())[:12]:
         s = _user(G, int(np.argmax(to_numpy(G.out_degree()))))
-        ref = dgraph.sssp(G, s)
+        ref = dgraph.sssp(G, s)  # the whole graph's own auto delta (the small-bucket rule)
         for p in (2, 3, 4):
             if p > G.num_vertices:
                 continue
-            r = dgraph.sssp(G.partition(p, method=method, client=False), s)
+            PG = G.partition(p, method=method, client=False)
+            r = dgraph.sssp(PG, s)  # Davidson's rule: another delta, the same answer
             np.testing.assert_array_equal(r.raw("distance"), ref.raw("distance"), err_msg=f"{label} p={p}")
             np.testing.assert_array_equal(r.raw("parent"), ref.raw("parent"), err_msg=f"{label} p={p}")
-            assert r.supersteps == ref.supersteps
+            same = dgraph.sssp(G, s, delta=r.params["delta"])  # the same delta: the same supersteps
+            assert r.supersteps == same.supersteps
             checked += 1
     assert checked >= 30
 
@@ -286,6 +294,7 @@ def test_executors_equal_local(client):
     for label, G in _distributed_graphs():
         s = _user(G, int(np.argmax(to_numpy(G.out_degree()))))
         ref = dgraph.sssp(G, s)
+        local = dgraph.sssp(G.partition(2, client=False), s)  # a partitioned run's delta, in one process
         for p in (2, 3):
             PG = G.partition(p, client=client)
             for executor, exchange in (("tasks", "butterfly"), ("spmd", "butterfly"), ("spmd", "all-to-all")):
@@ -293,7 +302,8 @@ def test_executors_equal_local(client):
                 what = f"{label} p={p} {executor} {exchange}"
                 np.testing.assert_array_equal(r.raw("distance"), ref.raw("distance"), err_msg=what)
                 np.testing.assert_array_equal(r.raw("parent"), ref.raw("parent"), err_msg=what)
-                assert r.params["executor"] == executor and r.params["delta"] == ref.params["delta"]
+                assert r.params["executor"] == executor and r.params["delta"] == local.params["delta"]
+                assert r.supersteps == local.supersteps, what
         graphs += 1
     assert graphs == 8
 
@@ -348,3 +358,25 @@ def test_fused_kernels_equal_generic_exactly(backend):
 def test_bad_kernels():
     with pytest.raises(InputError, match="kernels"):
         dgraph.sssp(dgraph.from_edges([0], [1]), 0, kernels="numba")
+
+
+@pytest.mark.parametrize("delta", [0.01, 0.07])
+def test_fused_many_buckets_and_batches(delta):
+    """Small deltas: hundreds of next buckets (the far pile's window moves many times) and more
+    supersteps than one numba call records (1,024), so the run is handed back and resumed; the
+    fused run gives the generic one's distances, parents and every per-superstep record."""
+    rng = np.random.default_rng(8)
+    chain = dgraph.from_edges(np.arange(1500), np.arange(1, 1501), weights=rng.uniform(0, 1, 1500))
+    grid = dgraph.generate("grid", rows=30, cols=30, weighted=True, seed=5)
+    rmat = dgraph.generate("rmat", scale=9, seed=6, weighted=True, directed=True)
+    for label, G in (("chain", chain), ("grid", grid), ("rmat", rmat)):
+        s = _user(G, 0)
+        ref = dgraph.sssp(G, s, delta=delta, kernels="generic")
+        got = dgraph.sssp(G, s, delta=delta, kernels="fused")
+        for col in ("distance", "parent"):
+            np.testing.assert_array_equal(got.raw(col), ref.raw(col), err_msg=f"{label} {col}")
+        assert got.supersteps == ref.supersteps > 25, label
+        for col in ("frontier", "far", "bound", "improved", "edges"):
+            np.testing.assert_array_equal(got.stats[col].to_numpy(), ref.stats[col].to_numpy(),
+                                          err_msg=f"{label} {col}")
+    assert dgraph.sssp(chain, 0, delta=delta).supersteps > 1024

@@ -24,7 +24,14 @@ partition) the heuristic lands among the fastest: on a 300x300 weighted
 grid 1/2 to 1 times it was fastest, while delta = inf did 9x the
 relaxations and took 4x as long; on RMAT scale 16 (uniform or integer
 weights) every delta from 1/8 times it to inf ran within about 1.5x of each
-other.  On CuPy a superstep costs 0.2-0.3 ms of launches and host syncs
+other.  A whole graph on numpy runs its supersteps inside one numba call,
+where a superstep costs microseconds and the far pile's next bucket scans
+only a window of it (:mod:`dgraph.backend.cpu_sssp`), so small buckets pay:
+there delta is ``8 * mean weight / mean out-degree ** 2`` instead
+(``CPU_DELTA_FACTOR``, ``CPU_DELTA_POWER``; rmat20 from the hub: delta
+1/256, 509 supersteps, 44M relaxations, 0.63 s, against 0.5 by the rule of
+32: 23 supersteps, 127M relaxations, 0.93-1.10 s; the 1000x1000 grid: 1/4,
+125 ms, against 4: 123 ms).  On CuPy a superstep costs 0.2-0.3 ms of launches and host syncs
 whatever its size, and larger buckets win: the constant there is 256, not
 32 (``GPU_DELTA_FACTOR``; the measurements are beside it).  Supersteps cost
 milliseconds on the Dask executors, so a larger delta can pay there on
@@ -102,6 +109,13 @@ DELTA_FACTOR = 32.0
 #: rmat20 20.0 ms at delta 0.5 (32x), 14.8 ms at 2, 14.3 ms at inf; 1000x1000 grid 841 ms at 4 (32x),
 #: 571 ms at 32, 518 ms at 64)
 GPU_DELTA_FACTOR = 256.0
+
+#: a whole graph on numpy: delta = CPU_DELTA_FACTOR * mean weight / mean degree ** CPU_DELTA_POWER
+#: (2-core CPU, docs/BENCHMARKS.md "SSSP on the CPU: small buckets": rmat20 best at delta 1/512-1/256,
+#: 0.61-0.63 s, 0.93-1.10 s at the rule of 32's 0.5; the grid flat from 1/4 to 4, 115-125 ms; the
+#: directed rmat20 0.67-0.70 s at 1/256-1/64, 0.86 s at 1)
+CPU_DELTA_FACTOR = 8.0
+CPU_DELTA_POWER = 2
 
 #: CPU, one shard: a superstep over at least this many arcs is relaxed by all the CPU's threads
 PAR_MIN_ARCS = 1 << 16
@@ -548,19 +562,21 @@ def _graph_summary(G):
     return m, total, (min(negs) if negs else None), G.num_vertices
 
 
-def auto_delta(num_arcs, weight_sum, num_vertices, factor=DELTA_FACTOR):
+def auto_delta(num_arcs, weight_sum, num_vertices, factor=DELTA_FACTOR, power=1):
     """Davidson et al.'s near/far delta, 32 * mean weight / mean out-degree, to the nearest power of
-    two (1 when there are no edges or only zero weights); ``factor`` replaces the 32 (CuPy: 256).
+    two (1 when there are no edges or only zero weights); ``factor`` replaces the 32 (CuPy: 256),
+    ``power`` is that of the mean degree (a whole graph on numpy: 8 * w / d ** 2).
 
     The power of two keeps every bucket bound ``k * delta`` exact, and makes the value independent of
-    the order the weights were summed in (one sum per shard, then added up), so a partitioned run
-    reports the same delta and the same supersteps as a single one.
+    the order the weights were summed in (one sum per shard, then added up), so every partitioning
+    of a graph reports the same delta and the same supersteps (a whole numpy Graph takes the
+    small-bucket rule instead: pass ``delta=`` to compare it superstep by superstep).
     """
     if num_arcs == 0 or not weight_sum > 0:
         return 1.0
     mean_weight = weight_sum / num_arcs
     mean_degree = num_arcs / max(num_vertices, 1)
-    raw = factor * mean_weight / mean_degree
+    raw = factor * mean_weight / mean_degree ** power
     if not math.isfinite(raw) or raw <= 0:
         return 1.0
     return math.ldexp(1.0, round(math.log2(raw)))
@@ -590,7 +606,9 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
         priority queue).  None: ``32 * mean weight / mean out-degree`` to the
         nearest power of two (Davidson et al.'s heuristic, as in Gunrock;
         1 without positive weights), with 256 in place of 32 on CuPy, where
-        supersteps cost more than relaxations; the value used is in
+        supersteps cost more than relaxations, and ``8 * mean weight / mean
+        out-degree ** 2`` for a whole Graph on numpy, where they cost
+        microseconds; the value used is in
         ``result.params['delta']``.  Every delta gives the same result.
     kernels : 'fused' (each superstep's relaxation and the final parent
         search run as compiled kernels: numba on numpy,
@@ -615,7 +633,14 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
                              f"sssp needs non-negative weights")
         if delta is None:
             on_gpu = (backend or getattr(G, "backend", "numpy")) == "cupy"
-            delta = auto_delta(m, total, n, GPU_DELTA_FACTOR if on_gpu else DELTA_FACTOR)
+            from ..graph import Graph  # noqa: PLC0415
+
+            if on_gpu:
+                delta = auto_delta(m, total, n, GPU_DELTA_FACTOR)
+            elif isinstance(G, Graph):  # one whole numpy shard: supersteps in numba, small buckets pay
+                delta = auto_delta(m, total, n, CPU_DELTA_FACTOR, CPU_DELTA_POWER)
+            else:
+                delta = auto_delta(m, total, n, DELTA_FACTOR)
 
     def make(ids):
         return SSSP(ids.to_internal(source, what="source"), 1.0 if delta is None else delta, kernels=kernels)
