@@ -35,7 +35,9 @@ NetworkX and igraph do), so the values compare directly.
 An anchor whose library is not installed is reported as such; nothing here
 needs igraph or networkit.  Times are medians of ``repeat`` runs after one
 warm-up run (numba compilation, the CSC build), for dgraph and every anchor
-alike.  dgraph's time is the whole call (argument checks included, e.g.
+alike; dgraph's memory is read in one more run, untimed (the CPU's
+tracemalloc slows every Python allocation: until 2026-11-23 the timed runs
+were traced, which cost runs of many supersteps up to 2x).  dgraph's time is the whole call (argument checks included, e.g.
 SSSP's pass over the weights); each anchor's is its algorithm call alone:
 building the anchor's own graph (an igraph or networkit graph, a transposed
 scipy matrix) is done once, before, and is not timed.  Each anchor's output
@@ -667,12 +669,15 @@ def bench_algorithm(G, algorithm, *, source=None, iterations=None, damping=0.85,
 
     r = call()  # warm-up: numba compilation, the CSC build
     times, engine = [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        r = call()
+        times.append(time.perf_counter() - t)
+        engine.append(r.run_time)
+    # memory in a run of its own: tracemalloc slows every Python allocation (a run of 7,000 supersteps
+    # took 285 ms traced, 125 ms not), and the anchors are timed untraced
     with peak_memory(backend) as mem:
-        for _ in range(repeat):
-            t = time.perf_counter()
-            r = call()
-            times.append(time.perf_counter() - t)
-            engine.append(r.run_time)
+        call()
     ms = statistics.median(times) * 1e3
     stats = r.stats
     fig = {
@@ -794,7 +799,7 @@ def format_algorithm_report(fig: dict) -> str:
                 f"; {sum(fig['reached']):,} vertices reached over the sources")
     lines.append(f"  supersteps  {fig['supersteps']:10d}      ({fig['per_superstep_ms']:.3f} ms each{what})")
     if fig.get("peak_run_bytes") is not None:
-        lines.append(f"  memory      {_bytes(fig['peak_run_bytes']):>10}    peak during runs; "
+        lines.append(f"  memory      {_bytes(fig['peak_run_bytes']):>10}    peak during a run; "
                      f"graph {_bytes(fig['graph_bytes'])}")
     for a in fig.get("anchors", []):
         if a["ms"] is None:
