@@ -369,10 +369,13 @@ def test_fused_many_buckets_and_batches(delta):
     chain = dgraph.from_edges(np.arange(1500), np.arange(1, 1501), weights=rng.uniform(0, 1, 1500))
     grid = dgraph.generate("grid", rows=30, cols=30, weighted=True, seed=5)
     rmat = dgraph.generate("rmat", scale=9, seed=6, weighted=True, directed=True)
-    for label, G in (("chain", chain), ("grid", grid), ("rmat", rmat)):
+    # 50x50 at delta/2: ~1,800 supersteps, a far pile of ~80 when the first numba call hands back
+    wide = dgraph.generate("grid", rows=50, cols=50, weighted=True, seed=5)
+    for label, G, d in (("chain", chain, delta), ("grid", grid, delta), ("rmat", rmat, delta),
+                        ("wide", wide, delta / 2)):
         s = _user(G, 0)
-        ref = dgraph.sssp(G, s, delta=delta, kernels="generic")
-        got = dgraph.sssp(G, s, delta=delta, kernels="fused")
+        ref = dgraph.sssp(G, s, delta=d, kernels="generic")
+        got = dgraph.sssp(G, s, delta=d, kernels="fused")
         for col in ("distance", "parent"):
             np.testing.assert_array_equal(got.raw(col), ref.raw(col), err_msg=f"{label} {col}")
         assert got.supersteps == ref.supersteps > 25, label
@@ -380,3 +383,6 @@ def test_fused_many_buckets_and_batches(delta):
             np.testing.assert_array_equal(got.stats[col].to_numpy(), ref.stats[col].to_numpy(),
                                           err_msg=f"{label} {col}")
     assert dgraph.sssp(chain, 0, delta=delta).supersteps > 1024
+    if delta == 0.01:
+        r = dgraph.sssp(wide, 0, delta=0.005)
+        assert r.supersteps > 1024 and r.stats["far"].iloc[1023] > 0  # resumed with a far pile

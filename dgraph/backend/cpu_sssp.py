@@ -225,6 +225,7 @@ def _closest(arr, count, dist):
             c = d
     return c
 
+
 @_pjit
 def run_steps(indptr, indices, weights, weighted, dist, hops, pending, front, nf, pile, npile, bound, delta,
               limit, fd, fh, mark, touched, rec_front, rec_far, rec_bound, rec_improved, rec_edges,
@@ -254,16 +255,8 @@ def run_steps(indptr, indices, weights, weighted, dist, hops, pending, front, nf
     wend = np.inf if np.isinf(delta) else bound + (WINDOW - 1) * delta
     near = np.empty(max(npile, 16), dtype=pile.dtype)
     far = np.empty(max(npile, 16), dtype=pile.dtype)
-    nnear = 0
-    nfar = 0
-    for i in range(npile):
-        x = pile[i]
-        if dist[x] < wend:
-            near[nnear] = x
-            nnear += 1
-        else:
-            far[nfar] = x
-            nfar += 1
+    far[:npile] = pile[:npile]
+    nfar, nnear = _take_below(far, npile, near, 0, dist, wend)
     P = 0
     for x in range(n):
         if pending[x]:
