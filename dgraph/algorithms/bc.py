@@ -98,7 +98,7 @@ class BC(Program):
         if not shard.contiguous:
             st.local_of = xp.full(shard.n, -1, dtype=np.int64)
             st.local_of[shard.rows] = xp.arange(len(shard.rows), dtype=np.int64)
-        st.fast = _whole(shard) and xp is np and shard.n > 0 and len(self.sources) > 0
+        st.fast = shard.whole and xp is np and shard.n > 0 and len(self.sources) > 0
         if st.fast:  # run_steps runs it all; the batch arrays are made only if it is not called
             st.batch, st.phase, st.level, st.srcs = 0, "forward", 0, self.sources[:self.batch]
             st.frontier, st.levels = st.srcs, [st.srcs]
@@ -319,10 +319,6 @@ class BC(Program):
             return 1 / (N * (N - 1))
         return 1.0 if directed else 0.5
 
-
-def _whole(shard):
-    """One shard holding every vertex as its rows, in order (local row = vertex id)."""
-    return shard.num_parts == 1 and shard.contiguous and shard.row_base == 0 and shard.num_rows == shard.n
 
 
 def _distinct(xp, keys, size):

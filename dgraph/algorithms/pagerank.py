@@ -146,8 +146,7 @@ class PageRank(Program):
         sums, so the ranks and the reports are the superstep path's bits."""
         import time  # noqa: PLC0415
 
-        if (self.variant != "pull" or shard.num_parts != 1 or not shard.contiguous or shard.row_base != 0
-                or shard.num_rows != shard.n or shard.n == 0):
+        if self.variant != "pull" or not shard.whole or shard.n == 0:
             return None
         from ..backend import cpu_kernels  # noqa: PLC0415
 

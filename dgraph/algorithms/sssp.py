@@ -203,9 +203,9 @@ class SSSP(Program):
         receive).  The per-superstep times are the call's time shared out by arcs scanned."""
         import time  # noqa: PLC0415
 
-        if st.gpu and _whole(shard):
+        if st.gpu and shard.whole:
             return _gpu_run_steps(shard, st, self.delta, limit)
-        if not st.fused or not _whole(shard):
+        if not st.fused or not shard.whole:
             return None
         from ..backend import cpu_kernels, cpu_sssp  # noqa: PLC0415
 
@@ -221,9 +221,8 @@ class SSSP(Program):
         front = np.empty(n, dtype=shard.indices.dtype)
         nf = len(st.frontier)
         front[:nf] = st.frontier
-        pile = np.empty(max(n, 16), dtype=shard.indices.dtype)
-        npile = len(st.pile)
-        pile[:npile] = st.pile
+        pile = np.ascontiguousarray(st.pile, dtype=shard.indices.dtype)  # read, then reused for the result
+        npile = len(pile)
         w, weighted = _kernel_weights(shard)
         T = cpu_kernels.num_threads() if shard.num_arcs >= PAR_MIN_ARCS else 1
         par = (np.empty(n + 1, np.int64), np.empty((T, n), np.float64), np.empty((T, n), np.int64),
@@ -250,7 +249,7 @@ class SSSP(Program):
         xp = shard.xp
         if st.fused and len(contributions) == 1:
             return self._cpu_receive(st, contributions[0])
-        if st.gpu and _whole(shard):
+        if st.gpu and shard.whole:
             return self._gpu_receive(shard, st, contributions[0])
         if len(contributions) == 1:
             c = contributions[0]
@@ -317,6 +316,8 @@ class SSSP(Program):
 
     def _next_bucket(self, st):
         """Near is empty: raise the bound past the closest far vertex; its bucket becomes the frontier."""
+        from ..backend import cpu_sssp  # noqa: PLC0415
+
         xp = array_module(st.dist)
         pile = xp.unique(st.pile)
         pile = pile[st.pending[pile]]
@@ -324,7 +325,7 @@ class SSSP(Program):
             st.pile = pile
             return pile
         closest = float(st.dist[pile].min())
-        st.bound = _bound_above(closest, st.bound, self.delta)
+        st.bound = cpu_sssp.bound_above(closest, st.bound, self.delta)
         near = st.dist[pile] < st.bound
         frontier, st.pile = pile[near], pile[~near]
         st.pending[frontier] = False
@@ -417,7 +418,7 @@ def _cpu_tight_parents(shard, st, source):
 
     par = np.full(shard.n, st.big, dtype=shard.indices.dtype)
     w, weighted = _kernel_weights(shard)
-    if _whole(shard) and not shard.directed:
+    if shard.whole and not shard.directed:
         return cpu_sssp.tight_parents_pull(shard.indptr, shard.indices, w, weighted, st.dist, st.hops, source, par)
     cpu_sssp.tight_parents(shard.indptr, shard.indices, w, weighted, shard.row_base, shard.rows, st.dist,
                            st.hops, source, par)
@@ -440,7 +441,7 @@ def _gpu_relax(shard, st):
         fd, fh = st.dist[gids], st.hops[gids]
         scanned, total = gpu_sssp.frontier_scan(shard.indptr, rows)
     gpu_sssp.relax(shard.indptr, shard.indices, st.w64, rows, fd, fh, scanned, total, st.dist, st.hops, st.scratch)
-    if _whole(shard):  # received at once by this shard (_gpu_receive): dist/hops are already written
+    if shard.whole:  # received at once by this shard (_gpu_receive): dist/hops are already written
         return Contribution({}, {"edges": int(total)})
     changed = gpu_sssp.changed(st.scratch).copy()  # the queue is scratch: reused by the next superstep
     return Contribution({"v": changed, "d": st.dist[changed], "h": st.hops[changed]}, {"edges": int(total)})
@@ -481,10 +482,6 @@ def _gpu_tight_parents(shard, st, source):
 
 # -- helpers ------------------------------------------------------------------------------
 
-def _whole(shard):
-    """One shard holding every vertex as its rows, in order (local row = vertex id)."""
-    return shard.num_parts == 1 and shard.contiguous and shard.row_base == 0 and shard.num_rows == shard.n
-
 
 def _owned(shard, frontier):
     """(local rows, global ids) of the frontier vertices this shard owns."""
@@ -505,16 +502,6 @@ def _weights(shard, eid):
     w = shard.weights if eid is None else shard.weights[eid]
     return w.astype(np.float64, copy=False)
 
-
-def _bound_above(closest, bound, delta):
-    """The end of the delta-bucket holding ``closest``: the smallest bound + k*delta above it."""
-    if math.isinf(delta):
-        return math.inf
-    k = math.floor((closest - bound) / delta) + 1
-    new = bound + max(k, 1) * delta
-    while new <= closest:  # float rounding
-        new = max(new + delta, np.nextafter(closest, np.inf))
-    return new
 
 
 def weight_summary(shard):

@@ -129,8 +129,7 @@ class TriangleProgram(Program):
 
     def _fast(self, shard):
         """The one-shard undirected numpy path (:func:`dgraph.backend.cpu_triangles.undirected_counts`)."""
-        return (self.kernels == "fused" and shard.xp is np and not shard.directed and shard.num_parts == 1
-                and shard.contiguous and shard.row_base == 0 and shard.num_rows == shard.n and shard.n > 0)
+        return self.kernels == "fused" and shard.xp is np and not shard.directed and shard.whole and shard.n > 0
 
     def run_steps(self, shard, st, ctx, limit):
         """All three supersteps at once on one whole undirected shard (numpy): the simple rows, the

@@ -53,23 +53,17 @@ def brandes_one(indptr, indices, cindptr, cindices, directed, s, endpoints, bc, 
             lo = indptr[v]
             hi = indptr[v + 1]
             oe += hi - lo
-            if L == 0:
-                for e in range(lo, hi):
-                    w = indices[e]
-                    if depth[w] < 0:
-                        depth[w] = L + 1
-                        order[tail] = w
-                        tail += 1
-            elif directed:
-                acc = 0.0
-                clo = cindptr[v]
-                chi = cindptr[v + 1]
-                ie += chi - clo
-                for e in range(clo, chi):
-                    u = cindices[e]
-                    if depth[u] == L - 1:
-                        acc += sigma[u]
-                sigma[v] = acc
+            if L == 0 or directed:
+                if L > 0:  # sigma from the in-edges of the level before
+                    acc = 0.0
+                    clo = cindptr[v]
+                    chi = cindptr[v + 1]
+                    ie += chi - clo
+                    for e in range(clo, chi):
+                        u = cindices[e]
+                        if depth[u] == L - 1:
+                            acc += sigma[u]
+                    sigma[v] = acc
                 for e in range(lo, hi):
                     w = indices[e]
                     if depth[w] < 0:

@@ -20,16 +20,16 @@ table (at most 4x the largest row) and the output.  Row and dtype conventions as
 
 from __future__ import annotations
 
-import numba
 import numpy as np
+from numba import prange
 
-from .cpu_kernels import _jit
+from .cpu_kernels import _inline, _jit, _pjit, row_block
 
 
 _SMALL = 8  # rows with at most this many neighbors sort them (insertion sort); larger ones count in a hash table
 
 
-@numba.njit(inline="always", cache=True)
+@_inline
 def _row_labels(indptr, indices, cindptr, cindices, use_in, loops_twice, r, v, label, sc):
     """The labels row r counts, into sc; -> how many (see the module docstring for which)."""
     k = 0
@@ -47,7 +47,7 @@ def _row_labels(indptr, indices, cindptr, cindices, use_in, loops_twice, r, v, l
     return k
 
 
-@numba.njit(inline="always", cache=True)
+@_inline
 def _mode(sc, k, keys, counts):
     """The most frequent of sc[:k] (k >= 1), the smallest on a tie; sc may be reordered."""
     if k <= _SMALL:
@@ -123,9 +123,6 @@ def scratch_size(indptr, indices, cindptr, use_in, loops_twice, row_base, rows):
 
 # -- the threaded step: rows spread over the CPU's threads, rows with no changed neighbor skipped --------
 
-from numba import prange  # noqa: E402
-
-from .cpu_kernels import _pjit, row_block  # noqa: E402
 
 
 @_pjit

@@ -21,6 +21,7 @@ import numba
 import numpy as np
 from numba import prange
 
+
 def _jit(fn, parallel=False):
     """Compile with numba on first call (importing dgraph compiles nothing); ``parallel=True`` lets
     ``prange`` loops run over the CPU's threads."""
@@ -130,7 +131,11 @@ def _pjit(fn):
     return _jit(fn, parallel=True)
 
 
-@numba.njit(inline="always", cache=True)
+#: a small kernel the compiled loops call (numba compiles it into each caller; callable from Python too)
+_inline = numba.njit(inline="always", cache=True)
+
+
+@_inline
 def row_block(indptr, b, B):
     """Rows ``[r0, r1)`` of block ``b`` of ``B``: contiguous blocks with about ``1/B`` of the edges each
     (``indptr[0]`` on), covering every row; how the threaded row kernels split their rows (a block is
@@ -150,16 +155,12 @@ def num_threads():
     return int(numba.get_num_threads())
 
 
+@_pjit
 def pagerank_step(cindptr, cindices, share, base, vec, d, inv_deg, old, new, diff, share_out):
     """One pull iteration on one whole shard, over the CPU's threads: ``new[v] = base + d * sum`` (the
     in-edge sum of ``share`` in edge order, as :func:`gather_row_sum`; ``base[v]`` when ``vec``, else
     ``base[0]``), ``diff[v] = |new[v] - old[v]|`` and ``share_out[v] = new[v] * inv_deg[v]`` for the next
     iteration: the same float64 operations as the numpy steps of the PageRank Program, so the same bits."""
-    return _pagerank_step_k(cindptr, cindices, share, base, vec, d, inv_deg, old, new, diff, share_out)
-
-
-@_pjit
-def _pagerank_step_k(cindptr, cindices, share, base, vec, d, inv_deg, old, new, diff, share_out):
     n = new.shape[0]
     b0 = base[0]
     for v in prange(n):

@@ -32,10 +32,7 @@ import numpy as np
 import numba
 from numba import prange
 
-from .cpu_kernels import _jit, _pjit
-
-#: small kernels called from the compiled loops below (numba compiles them into their callers)
-_helper = numba.njit(cache=True, nogil=True)
+from .cpu_kernels import _inline, _jit, _pjit
 
 
 @_jit
@@ -164,9 +161,11 @@ GATHER = 128
 WINDOW = 16
 
 
-@_helper
-def _bound_above(closest, bound, delta):
-    """sssp._bound_above, the same float64 steps."""
+@_inline
+def bound_above(closest, bound, delta):
+    """The end of the delta-bucket holding ``closest``: the smallest ``bound + k * delta`` above it
+    (k >= 1; float rounding stepped over).  The fused run's next bucket and the Program's both use it
+    (the CUDA twin is in :mod:`gpu_sssp_steps`)."""
     if np.isinf(delta):
         return np.inf
     kk = np.floor((closest - bound) / delta) + 1.0
@@ -176,7 +175,7 @@ def _bound_above(closest, bound, delta):
     return nb
 
 
-@_helper
+@_inline
 def _live(arr, count, pending, mark):
     """arr[:count] -> its distinct pending entries, in place (``mark`` clear before and after)."""
     m = 0
@@ -191,7 +190,7 @@ def _live(arr, count, pending, mark):
     return m
 
 
-@_helper
+@_inline
 def _take_below(src, nsrc, dst, ndst, dist, limit):
     """Move the entries of src[:nsrc] with dist < limit to dst[ndst:]; -> (nsrc, ndst) after."""
     r = 0
@@ -206,7 +205,7 @@ def _take_below(src, nsrc, dst, ndst, dist, limit):
     return r, ndst
 
 
-@_helper
+@numba.njit(cache=True)  # not inlined: the parallel caller's array analysis rejects its two result sizes
 def _room(arr, used, extra):
     """arr, grown (doubled) when ``used + extra`` entries do not fit."""
     if used + extra <= arr.shape[0]:
@@ -216,7 +215,7 @@ def _room(arr, used, extra):
     return grown
 
 
-@_helper
+@_inline
 def _closest(arr, count, dist):
     c = np.inf
     for i in range(count):
@@ -403,12 +402,12 @@ def run_steps(indptr, indices, weights, weighted, dist, hops, pending, front, nf
             if nnear == 0:  # the near part ran dry: the window moves to the closest far vertex
                 nfar = _live(far, nfar, pending, mark)
                 if nfar > 0:
-                    first = _bound_above(_closest(far, nfar, dist), bound, delta)
+                    first = bound_above(_closest(far, nfar, dist), bound, delta)
                     wend = np.inf if np.isinf(delta) else first + (WINDOW - 1) * delta
                     near = _room(near, 0, nfar)
                     nfar, nnear = _take_below(far, nfar, near, 0, dist, wend)
             if nnear > 0:
-                bound = _bound_above(_closest(near, nnear, dist), bound, delta)
+                bound = bound_above(_closest(near, nnear, dist), bound, delta)
                 if bound > wend:  # (a rounding step past the window: take the far part's share too)
                     near = _room(near, nnear, nfar)
                     nfar, nnear = _take_below(far, nfar, near, nnear, dist, bound)

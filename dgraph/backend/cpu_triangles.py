@@ -11,8 +11,6 @@ Same checks, same hits, so the same integer counts, bit for bit.
 
 from __future__ import annotations
 
-import numba  # noqa: F401  (this module is imported only when a numpy-backend fused count runs)
-
 from .cpu_kernels import _jit
 
 

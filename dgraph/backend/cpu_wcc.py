@@ -12,12 +12,10 @@ entry, so a root is the minimum of its tree.
 
 from __future__ import annotations
 
-import numba  # this module is imported only when a numpy-backend WCC runs
-
-from .cpu_kernels import _jit
+from .cpu_kernels import _inline, _jit
 
 
-@numba.njit(inline="always", cache=True)
+@_inline
 def _unite(new, u, v):
     """Join the trees of ``u`` and ``v`` in ``new``: roots by path halving, larger under smaller."""
     while new[u] != u:

@@ -17,7 +17,7 @@ for phase, with the same device functions: relax the frontier's edges
 against its (distance, hops) snapshot, load-balanced over edges; settle hop
 ties; split the changed vertices into near queue and far pile; when the near
 queue is empty, the next bucket (the closest pending far vertex fixes the
-new bound, the same float64 arithmetic as ``sssp._bound_above``; the pile is
+new bound, the same float64 arithmetic as ``cpu_sssp.bound_above``; the pile is
 deduplicated and split again).  Then the near queue's degrees are scanned
 in place (two barriers: block sums, then each block scans its tile) for the
 next relaxation.  So distances, hops, parents and every per-superstep
@@ -98,7 +98,7 @@ __device__ i64 grid_scan(cg::grid_group& grid, i64* a, i64 n, i64* tile_sums) {
     return total;
 }
 
-// sssp._bound_above, operation for operation (no contraction: the module is built with --fmad=false).
+// cpu_sssp.bound_above, operation for operation (no contraction: the module is built with --fmad=false).
 __device__ double bound_above(double closest, double bound, double delta) {
     if (isinf(delta)) return __longlong_as_double(0x7ff0000000000000LL);
     double k = floor((closest - bound) / delta) + 1.0;

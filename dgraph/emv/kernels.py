@@ -23,18 +23,17 @@ the scans stay serial: a push scatters into tails any head may reach.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
 
-from ..backend.cpu_kernels import _jit, _pjit, num_threads, row_block
+from ..backend.cpu_kernels import _inline, _jit, _pjit, num_threads, row_block
 
 OPS = {"sum": 0, "min": 1, "max": 2}
 
 
 # -- numba (CPU) ------------------------------------------------------------------------------
 
-@numba.njit(inline="always", cache=True)
+@_inline
 def _comb(acc, x, op):
     """acc combined with x under op (0 sum, 1 min, 2 max): the CUDA source's comb()."""
     if op == 0:

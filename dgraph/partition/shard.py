@@ -60,6 +60,12 @@ class Shard:
     def num_arcs(self) -> int:
         return int(self.indptr[-1])
 
+    @property
+    def whole(self) -> bool:
+        """The only shard, holding every vertex as its rows in order (local row = vertex id): what the
+        one-shard fast paths (``Program.run_steps``) need."""
+        return self.num_parts == 1 and self.contiguous and self.row_base == 0 and self.num_rows == self.n
+
     def global_rows(self):
         """Global ids of the owned vertices, in local row order."""
         if self.contiguous:
