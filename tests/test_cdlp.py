@@ -312,3 +312,60 @@ def test_fused_self_loops_and_hub():
 def test_bad_kernels():
     with pytest.raises(DGraphError, match="kernels"):
         dgraph.cdlp(dgraph.from_edges([0], [1]), kernels="cuda")
+
+
+def test_small_row_modes_exhaustive():
+    """The fused kernel's mode of a row of 1..4 labels (sorting networks, and the register path for
+    rows of at most four out-neighbors) against counting, on every tuple over four values, and the
+    insertion-sort / hash paths on random rows of 5..40 labels with many repeats."""
+    import itertools
+
+    from dgraph.backend import cpu_cdlp
+
+    def ref(xs):
+        c = Counter(xs)
+        top = max(c.values())
+        return min(x for x in c if c[x] == top)
+
+    keys, counts, stamps = np.empty(128, np.int64), np.empty(128, np.int64), np.zeros(128, np.int64)
+    tag = 0
+
+    def mode(sc, k):
+        nonlocal tag
+        tag += 1  # each row a new tag: the table is never cleared
+        return cpu_cdlp._mode(sc, k, keys, counts, stamps, tag)
+
+    checked = 0
+    for k in range(1, 5):
+        for xs in itertools.product(range(4), repeat=k):
+            sc = np.array(xs + (0,) * (8 - k), np.int32)
+            assert mode(sc, k) == ref(xs), xs
+            checked += 1
+    for xs in itertools.product(range(4), repeat=4):
+        assert cpu_cdlp._mode4(*(np.int32(x) for x in xs)) == ref(xs), xs
+    for xs in itertools.product(range(3), repeat=3):
+        assert cpu_cdlp._mode3(*(np.int64(x) for x in xs)) == ref(xs), xs
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        k = int(rng.integers(5, 41))
+        xs = rng.integers(0, int(rng.integers(1, 12)), k).astype(np.int32)
+        assert mode(xs.copy(), k) == ref(xs.tolist())
+        checked += 1
+    assert checked == 4 + 16 + 64 + 256 + 300
+
+
+def test_register_rows_with_loops_and_degree_one_to_four():
+    """Rows of one to four out-neighbors take the register path unless one is a loop (which counts
+    twice): a graph of such rows, with loops and multi-edges placed on them, equals the generic path."""
+    rng = np.random.default_rng(41)
+    for trial in range(40):
+        n = int(rng.integers(2, 60))
+        deg = rng.integers(0, 5, n)
+        src = np.repeat(np.arange(n), deg)
+        dst = rng.integers(0, n, len(src))
+        loops = rng.random(len(src)) < 0.1
+        dst[loops] = src[loops]
+        G = dgraph.from_edges(src, dst, directed=bool(trial % 2), dedupe=False, num_vertices=n)
+        for it in (1, 3, 7):
+            f, g = _fused_generic(G, it)
+            _assert_same(f, g, f"trial {trial} it={it}")

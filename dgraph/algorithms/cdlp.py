@@ -57,6 +57,13 @@ PAR_MIN_ARCS = 1 << 16
 SKIP_BELOW = 4
 
 
+def _threads(shard):
+    """The threads the numba kernels run a numpy shard's rows on."""
+    from ..backend import cpu_kernels  # noqa: PLC0415
+
+    return cpu_kernels.num_threads() if shard.num_arcs >= PAR_MIN_ARCS else 1
+
+
 def _run_max(xp, run_rows, counts, num_rows):
     """For every run, the largest count among the runs of its row (run_rows sorted)."""
     if xp is np:
@@ -108,11 +115,11 @@ class CDLP(Program):
         xp = shard.xp
         vdt = shard.indices.dtype
         if self._fused(shard):
-            from ..backend import cpu_cdlp  # noqa: PLC0415
-
             cindptr, cindices, _ = shard.csc(edge_ids=False) if shard.directed else (shard.indptr, shard.indices, None)
-            size = cpu_cdlp.scratch_size(shard.indptr, shard.indices, cindptr, shard.directed, not shard.directed,
-                                         shard.row_base, shard.rows)
+            # a bound on any row's count, from the degrees (no pass over the arcs): out-degree, twice
+            # that where a loop counts twice (undirected), plus the in-degree (directed)
+            size = int(shard.degree.max()) if len(shard.degree) else 0
+            size = size + int(np.diff(cindptr).max(initial=0)) if shard.directed else 2 * size
             return {"label": np.arange(shard.n, dtype=vdt), "cindptr": cindptr, "cindices": cindices,
                     "scratch": np.empty(max(size, 1), dtype=vdt), "owned": shard.global_rows()}
         # who counts for whom, fixed for the whole run: (local row, neighbor's global id), one pair per count
@@ -145,35 +152,8 @@ class CDLP(Program):
     def superstep(self, shard, st, ctx):
         label = st["label"]
         if "scratch" in st:
-            from ..backend import cpu_cdlp  # noqa: PLC0415
-
-            from ..backend import cpu_kernels  # noqa: PLC0415
-
             new = np.empty(shard.num_rows, dtype=label.dtype)
-            if "prev" not in st:  # threads' scratch, the last superstep's labels and the changed flags, once
-                T = cpu_kernels.num_threads() if shard.num_arcs >= PAR_MIN_ARCS else 1
-                size = st.pop("scratch").shape[0]
-                cap = 1
-                while cap < 2 * size:
-                    cap *= 2
-                # each thread's rows padded apart by 64 elements: threads never write one cache line
-                st["scratch"] = np.empty((T, size + 64), dtype=label.dtype)
-                st["keys"] = np.empty((T, cap + 64), dtype=np.int64)
-                st["counts"] = np.empty((T, cap + 64), dtype=np.int64)
-                st["by"] = np.zeros(T, dtype=np.int64)
-                st["prev"] = label.copy()
-                st["dirty"] = np.zeros(shard.n, dtype=bool)
-                has_dirty = False
-            elif int(ctx.report.get("changed", shard.n)) * SKIP_BELOW < shard.n:
-                cpu_cdlp.mark_changed(label, st["prev"], st["dirty"])  # few changed: skip the quiet rows
-                has_dirty = True
-            else:  # most changed (a grid's labels oscillate): the flags would skip nothing
-                np.copyto(st["prev"], label)
-                has_dirty = False
-            changed = cpu_cdlp.cdlp_step_par(shard.indptr, shard.indices, st["cindptr"], st["cindices"],
-                                             shard.directed, not shard.directed, shard.row_base, shard.rows, label,
-                                             st["dirty"], has_dirty, st["scratch"], st["keys"], st["counts"], new,
-                                             st["by"])
+            changed = self._fused_step(shard, st, ctx.report, label, new, None)
             return Contribution({"label": new}, {"changed": int(changed)})
         old = label[st["owned"]]
         row, best = mode_smallest(shard.xp, st["rows"], label[st["nbrs"]], shard.num_rows, shard.n)
@@ -181,6 +161,74 @@ class CDLP(Program):
         new[row] = best.astype(new.dtype, copy=False)
         changed = int(shard.xp.count_nonzero(new != old))
         return Contribution({"label": new}, {"changed": changed})
+
+    def run_steps(self, shard, st, ctx, limit):
+        """One whole numpy shard (owned rows = every vertex, in order): the supersteps in one loop, with
+        no Contribution and no gather a superstep.  The labels are double-buffered: a superstep writes
+        ``next`` and the two swap, so the array swapped out holds the labels before, which the
+        changed-flags of the next superstep compare against (no copy)."""
+        if "scratch" not in st or not shard.whole:
+            return None
+        import time  # noqa: PLC0415
+
+        if "next" not in st:
+            st["next"] = np.empty_like(st["label"])
+            st["fresh"] = True  # ``next`` does not yet hold the labels before
+        out = []
+        report, step = ctx.report, ctx.step
+        while len(out) < limit and not self.converged(report, step):
+            t0 = time.perf_counter()
+            label, nxt = st["label"], st["next"]
+            changed = self._fused_step(shard, st, report, label, nxt, None if st["fresh"] else nxt)
+            st["label"], st["next"], st["fresh"] = nxt, label, False
+            report = {"changed": int(changed)}
+            out.append((report, time.perf_counter() - t0))
+            step += 1
+        return out
+
+    def _fused_step(self, shard, st, report, label, new, prev):
+        """The numba step (:func:`dgraph.backend.cpu_cdlp.cdlp_step_par`) of ``label`` into ``new``
+        (the owned rows); returns how many changed.  ``prev``: the labels before ``label`` (only read
+        to skip rows none of whose neighbors changed), or None: kept in ``st`` as a copy."""
+        from ..backend import cpu_cdlp  # noqa: PLC0415
+
+        if "keys" not in st:  # the threads' scratch and the changed flags, once
+            T = _threads(shard)
+            size = st.pop("scratch").shape[0]
+            cap = 1
+            while cap < 2 * size:
+                cap *= 2
+            # each thread's rows padded apart by 64 elements: threads never write one cache line
+            st["scratch"] = np.empty((T, size + 64), dtype=label.dtype)
+            st["keys"] = np.empty((T, cap + 64), dtype=np.int64)
+            st["counts"] = np.empty((T, cap + 64), dtype=np.int64)
+            st["stamps"] = np.zeros((T, cap + 64), dtype=np.int64)
+            st["ticks"] = np.zeros(T, dtype=np.int64)
+            st["by"] = np.zeros(T, dtype=np.int64)
+            st["dirty"] = np.zeros(shard.n, dtype=bool)
+        own_prev = prev is None
+        if own_prev and st.get("prev") is None:  # the first superstep: nothing changed before it
+            st["prev"] = label.copy()
+            has_dirty = 0
+        elif int(report.get("changed", shard.n)) * SKIP_BELOW < shard.n:
+            # few changed: flag them, and skip the rows that count none of them
+            if shard.whole:  # every vertex's arcs are here: flag the rows from the changed vertices
+                cpu_cdlp.mark_rows(label, st["prev"] if own_prev else prev, shard.indptr, shard.indices,
+                                   st["cindptr"], st["cindices"], shard.directed, st["dirty"])
+                if own_prev:
+                    np.copyto(st["prev"], label)
+                has_dirty = 2
+            else:
+                cpu_cdlp.mark_changed(label, st["prev"] if own_prev else prev, st["dirty"], own_prev)
+                has_dirty = 1
+        else:  # most changed (a grid's labels oscillate): the flags would skip nothing
+            if own_prev:
+                np.copyto(st["prev"], label)
+            has_dirty = 0
+        return cpu_cdlp.cdlp_step_par(shard.indptr, shard.indices, st["cindptr"], st["cindices"], shard.directed,
+                                      not shard.directed, shard.row_base, shard.rows, label, st["dirty"], has_dirty,
+                                      st["scratch"], st["keys"], st["counts"], st["stamps"], st["ticks"], new,
+                                      st["by"])
 
     def receive(self, shard, st, contributions, ctx):
         shard.gather_owned(st["label"], contributions, "label")
