@@ -59,8 +59,6 @@ template <typename V>
 __device__ void emit_union(const unsigned* __restrict__ words, const i64* __restrict__ incl, i64 nw, i64 n,
                            int* labels, int level, const i64* __restrict__ degree, i64 row_base, i64 nrows,
                            V* out, V* lrows, unsigned char* fmask, u64* counters) {
-    __shared__ i64 part[3][32];
-    const unsigned full = 0xffffffffu;
     i64 dg = 0, od = 0, oc = 0;
     i64 own_rank = -1;
     i64 stride = (i64)gridDim.x * blockDim.x;
@@ -81,22 +79,10 @@ __device__ void emit_union(const unsigned* __restrict__ words, const i64* __rest
             }
         }
     }
-    for (int off = 16; off > 0; off >>= 1) {
-        dg += __shfl_down_sync(full, dg, off);
-        od += __shfl_down_sync(full, od, off);
-        oc += __shfl_down_sync(full, oc, off);
-    }
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) { part[0][warp] = dg; part[1][warp] = oc; part[2][warp] = od; }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        i64 a = 0, b = 0, c = 0;
-        for (int w = 0; w < (int)((blockDim.x + 31) >> 5); ++w) { a += part[0][w]; b += part[1][w]; c += part[2][w]; }
-        if (a) atomicAdd(counters + 1, (u64)a);
-        if (b) atomicAdd(counters + 2, (u64)b);
-        if (c) atomicAdd(counters + 3, (u64)c);
-        if (blockIdx.x == 0) counters[0] = (u64)incl[nw - 1];
-    }
+    block_add(dg, counters + 1);
+    block_add(oc, counters + 2);
+    block_add(od, counters + 3);
+    if (blockIdx.x == 0 && threadIdx.x == 0) counters[0] = (u64)incl[nw - 1];
 }
 
 extern "C" {
