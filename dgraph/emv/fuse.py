@@ -1,4 +1,5 @@
-"""Fuse a traced VERTEX step into one numba loop (CPU), where its expressions allow.
+"""Fuse a traced VERTEX step into one numba loop (CPU) or one CUDA kernel (CuPy), where its
+expressions allow.
 
 The vectorized path (:func:`.trace.evaluate`) runs a VERTEX step as a chain of
 numpy calls over the receivers: select them (``counts > 0``), gather their
@@ -18,7 +19,13 @@ types, ``abs``.  Anything else (``np.minimum``: numba's sign of a zero
 differs; ``**``; other dtypes; ``msgs.sum()``) keeps the vectorized path:
 :func:`vertex_kernel` returns None.
 
-Kernels are cached by their generated source (identical programs share
+On CuPy the same traced tree becomes CUDA C (:func:`cuda_vertex_kernel`, one thread a vertex),
+compiled with ``--fmad=false`` so each operation rounds as CuPy's one-operation kernels do;
+``//`` and ``%`` are left to the vectorized path there.  The kernel also appends the vertices it
+marks active to a queue and counts them and their edges, which the next send reads instead of
+scanning the marks (:mod:`.device`).
+
+CPU kernels are cached by their generated source (identical programs share
 one) and written to a cache folder so numba's on-disk cache can keep them
 between processes.
 """
@@ -60,11 +67,101 @@ def kind_of(dtype):
     return _KIND.get(np.dtype(dtype))
 
 
-class _Gen:
-    """Scalar Python source for traced expressions; every node computed once (a local per node)."""
+class _Python:
+    """Scalar Python (numba) source: the CPU loop's dialect."""
 
-    def __init__(self, leaf_code):
+    forbidden = ()
+    inline_scalars = False  # graph sizes and aggregates: hoisted, computed by the caller in Python
+
+    @staticmethod
+    def local(name, kind, src):
+        return f"{name} = {src}"
+
+    @staticmethod
+    def cast(src, k):
+        return f"{_CAST[k]}({src})"
+
+    @staticmethod
+    def truediv(a, b):
+        return f"({a} / {b})"
+
+    @staticmethod
+    def not_(a):
+        return f"(not {a})"
+
+    @staticmethod
+    def where(c, a, b):
+        return f"({a} if {c} else {b})"
+
+    @staticmethod
+    def abs(a, k):
+        return f"abs({a})"
+
+    @staticmethod
+    def const(v):
+        if isinstance(v, bool):
+            return repr(v)
+        if isinstance(v, int):
+            return f"np.int64({v})"
+        if v != v:
+            return "np.nan"
+        if v in (float("inf"), float("-inf")):
+            return "np.inf" if v > 0 else "(-np.inf)"
+        return f"np.float64({v!r})"
+
+
+class _C:
+    """CUDA C source: the GPU kernel's dialect.  ``//`` and ``%`` are not compiled (numpy's floor
+    semantics and its zero divisor need more than C's operators)."""
+
+    forbidden = ("floordiv", "mod")
+    inline_scalars = True  # graph sizes and aggregates are kernel arguments (aggregates may live on the device)
+    CTYPE = {"i": "long long", "f": "double", "b": "bool"}
+
+    @classmethod
+    def local(cls, name, kind, src):
+        return f"{cls.CTYPE[kind]} {name} = {src};"
+
+    @classmethod
+    def cast(cls, src, k):
+        return f"(({cls.CTYPE[k]})({src}))"
+
+    @staticmethod
+    def truediv(a, b):
+        return f"((double)({a}) / (double)({b}))"
+
+    @staticmethod
+    def not_(a):
+        return f"(!{a})"
+
+    @staticmethod
+    def where(c, a, b):
+        return f"({c} ? {a} : {b})"
+
+    @staticmethod
+    def abs(a, k):
+        return f"fabs({a})" if k == "f" else f"({a} < 0 ? -{a} : {a})"
+
+    @staticmethod
+    def const(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            return f"({v + 1}LL - 1)" if v == -(1 << 63) else f"{v}LL"
+        if v != v:
+            return "__longlong_as_double(0x7ff8000000000000LL)"
+        if v in (float("inf"), float("-inf")):
+            return "__longlong_as_double(0x7ff0000000000000LL)" if v > 0 else \
+                "__longlong_as_double(0xfff0000000000000LL)"
+        return f"{v!r}"
+
+
+class _Gen:
+    """Scalar source for traced expressions; every node computed once (a local per node)."""
+
+    def __init__(self, leaf_code, dialect=_Python):
         self.leaf_code = leaf_code  # key -> (source, kind), or raises Unfusable
+        self.d = dialect
         self.lines = []
         self.done = {}
         self.hoisted = []           # (expr, kind): the scalar subexpressions, arguments H0, H1, ...
@@ -72,13 +169,21 @@ class _Gen:
     def emit(self, e):
         """(source of a local or constant, kind) of ``e``; appends the lines that compute it."""
         if not isinstance(e, Expr):
-            return _constant(e)
+            return _constant(e, self.d)
         if id(e) in self.done:
             return self.done[id(e)]
-        if all(k[0] == "graph" for k in leaves(e)):
+        scalar = all(k[0] == "graph" for k in leaves(e))
+        if scalar and self.d.inline_scalars:
+            # computed in the kernel; the caller still evaluates it on the host where the vectorized
+            # path would (Python scalars: 1 / 0 raises there, and then the vectorized path runs)
+            if e.op not in ("leaf", "agg"):
+                self.hoisted.append((e, None))
+            src, kind = self.leaf_code(("agg", *e.args)) if e.op == "agg" else \
+                self.leaf_code(e.args) if e.op == "leaf" else self._node(e)
+        elif scalar:
             # no per-vertex value: the vectorized path computes it in Python scalars (1 / 0 raises);
             # so does the caller (hoisted), and the loop takes the result as an argument
-            kind = _Gen(_scalar_leaf)._node(e)[1] if e.op not in ("leaf", "agg") else \
+            kind = _Gen(_scalar_leaf, self.d)._node(e)[1] if e.op not in ("leaf", "agg") else \
                 ("f" if e.op == "agg" else "i")
             src = f"H{len(self.hoisted)}"
             self.hoisted.append((e, kind))
@@ -87,15 +192,18 @@ class _Gen:
         else:
             src, kind = self._node(e)
         name = f"_e{len(self.done)}"
-        self.lines.append(f"{name} = {src}")
+        self.lines.append(self.d.local(name, kind, src))
         self.done[id(e)] = (name, kind)
         return name, kind
 
     def _node(self, e):
-        op = e.op
+        op, d = e.op, self.d
+        if op in d.forbidden:
+            raise Unfusable(op)
         if op in _SYMBOL:  # ** is not: numpy raises on negative integer powers
             (a, ka), (b, kb) = self.emit(e.args[0]), self.emit(e.args[1])
-            return f"({a} {_SYMBOL[op]} {b})", _binary_kind(op, ka, kb)
+            k = _binary_kind(op, ka, kb)
+            return (d.truediv(a, b) if op == "truediv" else f"({a} {_SYMBOL[op]} {b})"), k
         if op == "neg":
             a, ka = self.emit(e.args[0])
             if ka == "b":
@@ -103,25 +211,25 @@ class _Gen:
             return f"(-{a})", ka
         if op == "invert":
             a, ka = self.emit(e.args[0])
-            return (f"(not {a})", "b") if ka == "b" else (f"(~{a})", _need(ka, "i"))
+            return (d.not_(a), "b") if ka == "b" else (f"(~{a})", _need(ka, "i"))
         if op == "where":
             (c, kc), (a, ka), (b, kb) = (self.emit(x) for x in e.args)
             _need(kc, "b")
             if ka == kb == "b":
-                return f"({a} if {c} else {b})", "b"
+                return d.where(c, a, b), "b"
             k = _numeric(ka, kb)
-            return f"({_CAST[k]}({a}) if {c} else {_CAST[k]}({b}))", k
+            return d.where(c, d.cast(a, k), d.cast(b, k)), k
         if op == "astype":
             a, ka = self.emit(e.args[0])
             k = kind_of(e.args[1])
             if k is None:
                 raise Unfusable(f"astype({e.args[1]})")
-            return (f"({a} != 0)", "b") if k == "b" else (f"{_CAST[k]}({a})", k)
+            return (f"({a} != 0)", "b") if k == "b" else (d.cast(a, k), k)
         if op == "ufunc" and e.args[0] is np.absolute and len(e.args) == 2:
             a, ka = self.emit(e.args[1])
             if ka == "b":
                 raise Unfusable("abs of a bool")
-            return f"abs({a})", ka
+            return d.abs(a, ka), ka
         raise Unfusable(op if op != "ufunc" else getattr(e.args[0], "__name__", "ufunc"))
 
 
@@ -129,18 +237,13 @@ def _scalar_leaf(key):
     return "0", "i"  # graph.num_vertices / num_edges: Python ints
 
 
-def _constant(v):
+def _constant(v, dialect=_Python):
     if isinstance(v, (bool, np.bool_)):
-        return repr(bool(v)), "b"
+        return dialect.const(bool(v)), "b"
     if isinstance(v, (int, np.int64)) and -(1 << 63) <= int(v) < (1 << 63):
-        return f"np.int64({int(v)})", "i"
+        return dialect.const(int(v)), "i"
     if isinstance(v, (float, np.float64)):
-        v = float(v)
-        if v != v:
-            return "np.nan", "f"
-        if v in (float("inf"), float("-inf")):
-            return ("np.inf" if v > 0 else "(-np.inf)"), "f"
-        return f"np.float64({v!r})", "f"
+        return dialect.const(float(v)), "f"
     raise Unfusable(f"constant {type(v).__name__}")
 
 
@@ -203,12 +306,11 @@ def vertex_step(mode, nv, idx, mout, mcnt, ident, own, marks, L, deg, {args}):
 '''
 
 
-def vertex_kernel(t, field_kinds, message_kind, id_kind, degree_kind):
-    """The :class:`FusedStep` of traced VERTEX step ``t``, or None where it cannot be fused.
-    ``field_kinds``: field -> kind (None: a dtype the loop does not take)."""
-    if not enabled() or message_kind is None:
-        return None
-    used = []
+def _vertex_plan(t, field_kinds, message_kind, id_kind, degree_kind, dialect):
+    """(fields used in order, the generator with the body's lines, writes field -> local, the
+    active local or None, the halt local or None, the aggregates read in order) of traced VERTEX
+    step ``t``; raises Unfusable."""
+    used, aggs = [], []
 
     def leaf_code(key):
         role = key[0]
@@ -228,34 +330,168 @@ def vertex_kernel(t, field_kinds, message_kind, id_kind, degree_kind):
             return "msg", message_kind
         if role == "received":
             return "received", "b"
+        if role == "graph":  # inline scalars only
+            return ("NV" if key[1] == "num_vertices" else "NE"), "i"
+        if role == "agg":
+            if key[1] not in aggs:
+                aggs.append(key[1])
+            return f"A{aggs.index(key[1])}", "f"
         raise Unfusable(str(key))
 
-    gen = _Gen(leaf_code)
+    gen = _Gen(leaf_code, dialect)
+    writes = {f: gen.emit(e) for f, e in t.writes.items()}
+    act = None if t.active is None else gen.emit(t.active)
+    halt = None if t.halt is None else gen.emit(t.halt)
+    for f, (_, k) in writes.items():
+        fk = field_kinds.get(f)
+        if fk is None or not (k == fk or (fk == "f" and k == "i")):
+            raise Unfusable(f"write {k} to {f}")
+        if f not in used:
+            used.append(f)
+    for cond in (act, halt):
+        if cond is not None:
+            _need(cond[1], "b")
+    return used, gen, {f: src for f, (src, _) in writes.items()}, act and act[0], halt and halt[0], aggs
+
+
+def vertex_kernel(t, field_kinds, message_kind, id_kind, degree_kind):
+    """The :class:`FusedStep` of traced VERTEX step ``t``, or None where it cannot be fused.
+    ``field_kinds``: field -> kind (None: a dtype the loop does not take)."""
+    if not enabled() or message_kind is None:
+        return None
     try:
-        writes = {f: gen.emit(e) for f, e in t.writes.items()}
-        act = None if t.active is None else gen.emit(t.active)
-        halt = None if t.halt is None else gen.emit(t.halt)
-        for f, (_, k) in writes.items():
-            fk = field_kinds.get(f)
-            if fk is None or not (k == fk or (fk == "f" and k == "i")):
-                raise Unfusable(f"write {k} to {f}")
-            if f not in used:
-                used.append(f)
-        for cond in (act, halt):
-            if cond is not None:
-                _need(cond[1], "b")
+        used, gen, writes, act, halt, _ = _vertex_plan(t, field_kinds, message_kind, id_kind, degree_kind, _Python)
     except Unfusable:
         return None
     body = list(gen.lines)
     # every write after every read, as the vectorized path (which evaluates all, then assigns)
-    body += [f"F{used.index(f)}[i] = {src}" for f, (src, _) in writes.items()]
+    body += [f"F{used.index(f)}[i] = {src}" for f, src in writes.items()]
     if act is not None:
-        body += [f"if {act[0]} and not marks[i]:", "    marks[i] = True", "    newly += 1"]
+        body += [f"if {act} and not marks[i]:", "    marks[i] = True", "    newly += 1"]
     if halt is not None:
-        body += [f"if i < own and not {halt[0]}:", "    cont = True"]
+        body += [f"if i < own and not {halt}:", "    cont = True"]
     args = [f"F{j}" for j in range(len(used))] + [f"H{j}" for j in range(len(gen.hoisted))]
     src = _VERTEX_TEMPLATE.format(args=", ".join(args), body="\n".join("        " + line for line in body))
     return FusedStep(_load(src).vertex_step, used, gen.hoisted)
+
+
+_CUDA_TEMPLATE = r"""
+typedef {mtype} M;
+typedef {ltype} LT;
+typedef {dtype} DT;
+// mode 0: vertices 0..nv-1 (messages where i < nmout); 1: vertex idx[k] with message mout[k];
+// 2: the vertices i < nv with mcnt[i] > 0.  ctl: [0] vertices newly marked active (appended to
+// queue), [1] their out-edges, [2] an owned vertex voted to continue.  Every thread of a block
+// reaches the end (no early return): the queue append is one atomic a block (block_reserve).
+extern "C" __global__ void vertex_step(int mode, long long nv, const long long* idx, long long nidx,
+                                       const M* mout, long long nmout, const int* mcnt, long long nmcnt,
+                                       M ident, long long own, bool* marks, const LT* L, const DT* deg,
+                                       unsigned long long* ctl, long long* queue{args}) {{
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    bool live = k < (mode == 1 ? nidx : nv);
+    long long i = 0;
+    M msg = ident;
+    bool received = false;
+    bool newly = false;
+    if (live) {{
+        if (mode == 1) {{
+            i = idx[k];
+            msg = mout[k];
+            received = true;
+        }} else {{
+            i = k;
+            int c = i < nmcnt ? mcnt[i] : 0;
+            live = !(mode == 2 && c == 0);
+            received = c > 0;
+            msg = i < nmout ? mout[i] : ident;
+        }}
+    }}
+    if (live) {{
+{body}
+    }}
+{tail}
+}}
+"""
+
+
+def cuda_vertex_kernel(t, field_kinds, message_kind, id_kind, degree_kind):
+    """The :class:`CudaStep` of traced VERTEX step ``t`` (CuPy, one thread a vertex: the same
+    operations as the vectorized path, compiled without fused multiply-adds, so the same bits), or
+    None where it cannot be fused."""
+    if not enabled() or message_kind is None:
+        return None
+    try:
+        plan = _vertex_plan(t, field_kinds, message_kind, id_kind, degree_kind, _C)
+    except Unfusable:
+        return None
+    return CudaStep(plan, {f: field_kinds[f] for f in plan[0]}, message_kind)
+
+
+class CudaStep:
+    """A VERTEX step as CUDA source; :meth:`kernel` builds it for its aggregates' places (a host
+    value, or a one-value device array: an aggregate kept on the device).  ``checks``: its scalar
+    subexpressions, with whether they read an aggregate (:meth:`host_check`)."""
+
+    def __init__(self, plan, kinds, message_kind):
+        self.fields, self.gen, self.writes, self.act, self.halt, self.aggs = plan
+        self.checks = [(e, _reads_agg(e)) for e, _ in self.gen.hoisted]
+        self.kinds, self.message_kind = kinds, message_kind
+        self._kernels = {}
+        self._graph_ok = {}
+
+    def host_check(self, env, aggs_on_host):
+        """False where a scalar subexpression raises in Python (the vectorized path's arithmetic:
+        it then runs, and raises); those reading a device aggregate compute as CuPy, as here."""
+        for e, has_agg in self.checks:
+            if has_agg and not aggs_on_host:
+                continue
+            key = None if has_agg else (id(e), env(("graph", "num_vertices")), env(("graph", "num_edges")))
+            if key is not None and key in self._graph_ok:
+                ok = self._graph_ok[key]
+            else:
+                try:
+                    evaluate(e, env, np)
+                    ok = True
+                except (ArithmeticError, ValueError, TypeError):
+                    ok = False
+                if key is not None:
+                    self._graph_ok[key] = ok
+            if not ok:
+                return False
+        return True
+
+    def kernel(self, on_device, L_dtype, deg_dtype):
+        from ..backend.gpu_kernels import COMMON, compiled  # noqa: PLC0415
+        from .kernels import _CTYPES  # noqa: PLC0415
+
+        key = (on_device, str(L_dtype), str(deg_dtype))
+        if key not in self._kernels:
+            ct = _C.CTYPE
+            args = [f"{ct[self.kinds[f]]}* F{j}" for j, f in enumerate(self.fields)] + ["long long NV", "long long NE"]
+            loads = []
+            for j, dev in enumerate(on_device):
+                if dev:
+                    args.append(f"const double* A{j}p")
+                    loads.append(f"double A{j} = A{j}p[0];")
+                else:
+                    args.append(f"double A{j}")
+            body = loads + list(self.gen.lines)
+            body += [f"F{self.fields.index(f)}[i] = {src};" for f, src in self.writes.items()]
+            if self.act is not None:
+                body += [f"if ({self.act} && !marks[i]) {{", "    marks[i] = true;", "    newly = true;", "}"]
+                tail = ["    unsigned long long slot = block_reserve(newly, ctl);",
+                        "    if (newly) queue[slot] = i;",
+                        "    block_add(newly ? (long long)deg[i] : 0, ctl + 1);"]
+            else:
+                tail = ["    (void)newly;"]
+            if self.halt is not None:
+                body += [f"if (i < own && !{self.halt}) ctl[2] = 1ULL;"]
+            src = COMMON + _CUDA_TEMPLATE.format(mtype=ct[self.message_kind], ltype=_CTYPES[str(L_dtype)],
+                                                 dtype=_CTYPES[str(deg_dtype)], args="".join(", " + a for a in args),
+                                                 body="\n".join("        " + line for line in body),
+                                                 tail="\n".join(tail))
+            self._kernels[key] = compiled(src, "--fmad=false").get_function("vertex_step")
+        return self._kernels[key]
 
 
 class FusedStep:
@@ -276,6 +512,18 @@ class FusedStep:
             except (ArithmeticError, ValueError, TypeError):
                 return None
         return out
+
+
+def _reads_agg(e):
+    stack, seen = [e], set()
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Expr) and id(x) not in seen:
+            seen.add(id(x))
+            if x.op == "agg":
+                return True
+            stack.extend(x.args)
+    return False
 
 
 # -- compiling generated source ------------------------------------------------------------------

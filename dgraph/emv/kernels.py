@@ -181,11 +181,13 @@ extern "C" __global__ void seg_reduce(const long long* indptr, const T* vals, co
 // the GPU waits.  For 4- and 8-byte T (what __shfl_down_sync moves).
 extern "C" __global__ void gather_reduce_warp(const long long* indptr, const IDX* indices, const T* x,
                                               const bool* hmask, int use_mask, const bool* tmask, int use_tmask,
-                                              T identity, T* out, int* counts, long long n, int early, T bound) {
+                                              T identity, T* out, int* counts, long long n, int early,
+                                              const T* bound_at) {
     long long t = (blockDim.x * (long long)blockIdx.x + threadIdx.x) >> 5;
     int lane = threadIdx.x & 31;
     if (t >= n) return;  // warp-uniform
     T acc = identity; int c = 0;
+    T bound = early ? *bound_at : identity;
     if (!(use_tmask && !tmask[t])) {
         for (long long j = indptr[t] + lane; j < indptr[t + 1]; j += 32) {
             IDX h = indices[j];
@@ -203,10 +205,12 @@ extern "C" __global__ void gather_reduce_warp(const long long* indptr, const IDX
 }
 extern "C" __global__ void gather_reduce(const long long* indptr, const IDX* indices, const T* x,
                                          const bool* hmask, int use_mask, const bool* tmask, int use_tmask,
-                                         T identity, T* out, int* counts, long long n, int early, T bound) {
+                                         T identity, T* out, int* counts, long long n, int early,
+                                         const T* bound_at) {
     long long t = blockDim.x * (long long)blockIdx.x + threadIdx.x;
     if (t >= n) return;
     T acc = identity; int c = 0;
+    T bound = early ? *bound_at : identity;
     if (use_tmask && !tmask[t]) { out[t] = acc; counts[t] = 0; return; }
     for (long long j = indptr[t]; j < indptr[t + 1]; ++j) {
         IDX h = indices[j];
@@ -216,19 +220,69 @@ extern "C" __global__ void gather_reduce(const long long* indptr, const IDX* ind
     }
     out[t] = acc; counts[t] = c;
 }
+// Queue mode on one whole shard: the active heads' out-edges (CSR), one thread an edge (the edge's
+// head found by a binary search of the heads' scanned degrees: a hub's edges spread over the whole
+// grid), each message combined into its tail with an atomic min or max (exact in any order).
+// cnt[t] becomes 1 at the tail's first message; ctl[3] counts the owned tails reached.
+template <typename U> __device__ __forceinline__ void atomic_comb(U*, U) {}  // other T: never launched
+__device__ __forceinline__ void atomic_comb(long long* a, long long v) {
+    if (OP == 1) atomicMin(a, v); else atomicMax(a, v);
+}
+__device__ __forceinline__ void atomic_comb(int* a, int v) { if (OP == 1) atomicMin(a, v); else atomicMax(a, v); }
+__device__ __forceinline__ void atomic_comb(double* a, double v) {
+    unsigned long long* p = (unsigned long long*)a;
+    unsigned long long old = *p;
+    while (OP == 1 ? v < __longlong_as_double(old) : v > __longlong_as_double(old)) {
+        unsigned long long prev = atomicCAS(p, old, (unsigned long long)__double_as_longlong(v));
+        if (prev == old) break;
+        old = prev;
+    }
+}
+__device__ __forceinline__ void atomic_comb(float* a, float v) {
+    unsigned int* p = (unsigned int*)a;
+    unsigned int old = *p;
+    while (OP == 1 ? v < __uint_as_float(old) : v > __uint_as_float(old)) {
+        unsigned int prev = atomicCAS(p, old, __float_as_uint(v));
+        if (prev == old) break;
+        old = prev;
+    }
+}
+extern "C" __global__ void push_combine(const long long* heads, const long long* scanned, long long nh,
+                                        long long total, const long long* indptr, const IDX* indices,
+                                        const T* x, const bool* hkeep, int use_hkeep, const bool* tmask,
+                                        int use_tmask, T* out, int* cnt, unsigned long long* ctl,
+                                        long long own) {
+    long long e = blockDim.x * (long long)blockIdx.x + threadIdx.x;
+    bool first = false;  // this thread's message is its tail's first (counted once a block: block_add)
+    if (e < total) {
+        long long lo = 0, hi = nh - 1;  // the first head whose inclusive scan exceeds e
+        while (lo < hi) {
+            long long mid = (lo + hi) >> 1;
+            if (scanned[mid] > e) hi = mid; else lo = mid + 1;
+        }
+        if (!(use_hkeep && !hkeep[lo])) {
+            long long t = indices[indptr[heads[lo]] + e - (lo ? scanned[lo - 1] : 0)];
+            if (!(use_tmask && !tmask[t])) {
+                atomic_comb(out + t, x[lo]);
+                first = atomicExch(cnt + t, 1) == 0 && t < own;
+            }
+        }
+    }
+    block_add(first ? 1 : 0, ctl + 3);
+}
 """
 
 _GPU_CACHE = {}
 
 
 def _gpu_kernel(name, dtype, op, idx_dtype="int64"):
-    import cupy as cp  # noqa: PLC0415
+    from ..backend.gpu_kernels import COMMON, compiled  # noqa: PLC0415
 
     key = (name, str(dtype), op, str(idx_dtype))
     if key not in _GPU_CACHE:
         src = (f"#define OP {op}\ntypedef {_CTYPES[str(np.dtype(dtype))]} T;\n"
                f"typedef {_CTYPES[str(np.dtype(idx_dtype))]} IDX;\n" + _GPU_SRC)
-        _GPU_CACHE[key] = cp.RawModule(code=src, options=("-std=c++14",)).get_function(name)
+        _GPU_CACHE[key] = compiled(COMMON + src).get_function(name)
     return _GPU_CACHE[key]
 
 
@@ -295,15 +349,18 @@ def active_heads(xp, mask, hptr, max_heads, max_work, scratch=None):
 def best_sent(xp, combiner, x, hmask=None):
     """min / max combiner: the best of ``x`` over the heads in ``hmask`` (all: None), the identity if
     none; the early-exit bound of :func:`gather_reduce`.  One pass (numpy's ``min(where=)`` took
-    3 ms over a million heads, this 0.5 ms)."""
+    3 ms over a million heads, this 0.5 ms).  CuPy: a one-value device array (nothing is read back;
+    the gather kernel reads it)."""
     op = combiner.op
     if xp is np:
         use = hmask is not None
         return x.dtype.type(_best_sent_cpu(x, hmask if use else np.zeros(1, bool), use, op,
                                            x.dtype.type(combiner.identity))).item()
+    if not len(x):
+        return xp.full(1, combiner.identity, dtype=x.dtype)
     if hmask is not None:
-        x = xp.where(hmask, x, combiner.identity)
-    return (x.min() if op == 1 else x.max()).item() if len(x) else combiner.identity
+        x = xp.where(hmask, x, x.dtype.type(combiner.identity))
+    return (x.min() if op == 1 else x.max()).reshape(1).astype(x.dtype, copy=False)
 
 
 def gather_reduce(xp, combiner, indptr, indices, x, hmask=None, tmask=None, bound=None, buffers=None):
@@ -337,10 +394,28 @@ def gather_reduce(xp, combiner, indptr, indices, x, hmask=None, tmask=None, boun
         # first hit; H100 rmat20 EMV PageRank 165.9 -> 32.0 ms with the warp, BFS-Q 8.9 -> 14.6 ms)
         warp = x.dtype.itemsize in (4, 8) and bound is None
         k = _gpu_kernel("gather_reduce_warp" if warp else "gather_reduce", x.dtype, op, indices.dtype)
-        _launch(k, n * 32 if warp else n, (indptr, indices, x, hmask if use else none, np.int32(use), tmask if tuse else none,
-                       np.int32(tuse), ident, out, counts, np.int64(n), np.int32(bound is not None),
-                       x.dtype.type(ident if bound is None else bound)))
+        at = x[:1] if bound is None else bound if hasattr(bound, "data") else xp.full(1, bound, dtype=x.dtype)
+        _launch(k, n * 32 if warp else n, (indptr, indices, x, hmask if use else none, np.int32(use),
+                                           tmask if tuse else none, np.int32(tuse), ident, out, counts, np.int64(n),
+                                           np.int32(bound is not None), at.astype(x.dtype, copy=False)))
     return out, counts
+
+
+PUSH_DTYPES = ("int64", "int32", "float64", "float32")  # what push_combine's atomics take
+
+
+def push_combine(combiner, heads, scanned, total, indptr, indices, x, hkeep, tmask, out, cnt, ctl, own, none):
+    """CuPy, queue mode, min/max: combine ``x[k]`` (the message of ``heads[k]``) into ``out`` at the tails
+    of the heads' out-edges (``indptr``/``indices``: the CSR; ``scanned``: the inclusive scan of
+    the heads' degrees, ``total`` its last value), skipping heads where ``hkeep`` is False and tails
+    where ``tmask`` is False (each may be None).  ``out``/``cnt``: dense over the tails, the identity
+    and 0 beforehand; ``cnt[t]`` becomes 1 where a message arrived, ``ctl[3]`` counts the tails
+    below ``own`` reached.  ``none``: a one-bool device array passed for a mask not given."""
+    k = _gpu_kernel("push_combine", x.dtype, combiner.op, indices.dtype)
+    _launch(k, int(total), (heads, scanned, np.int64(len(heads)), np.int64(total), indptr, indices, x,
+                            none if hkeep is None else hkeep, np.int32(hkeep is not None),
+                            none if tmask is None else tmask, np.int32(tmask is not None), out, cnt, ctl,
+                            np.int64(own)))
 
 
 def head_major(xp, cindices, num_heads):

@@ -237,6 +237,7 @@ class _State:
         self.scratch = None
         self.spare = None        # queue mode: the marks array of the send before, reused
         self.out = None          # CPU: the gather's (combined, counts) buffers, reused
+        self.dev = None          # one whole CuPy shard: counters and queue on the device (.device)
 
 
 class EMVRun(BaseProgram):
@@ -282,6 +283,12 @@ class EMVRun(BaseProgram):
                 S.marks = m if L is None else m[L]
         if self.prog.has_aggs:
             self._initial_aggs(shard, S)
+        if xp is not np and lay.whole and fuse.enabled():
+            from .device import Device  # noqa: PLC0415
+
+            S.dev = Device(lay.size, self.prog.message)
+            if self.prog.queue and self.active0 is not None:
+                S.dev.seed(S.marks, lay.degree)
 
     def _initial_aggs(self, shard, S):
         """The aggregates of the first iteration: every partition evaluates them over all vertices."""
@@ -336,8 +343,45 @@ class EMVRun(BaseProgram):
 
     def _end_info(self, shard, S):
         own = S.layout.owned
-        act = bool(S.marks[:own].any()) if self.prog.queue else False
+        qok = False
+        if S.dev is not None:  # one read: the kernels' counts since the last one
+            newly, edges, cont, sent = S.dev.read()
+            S.cont, S.sent, qok = S.cont or bool(cont), S.sent + sent, S.dev.qok
+            if qok:
+                S.dev.front = (newly, edges)
+        act = (newly > 0 if qok else bool(S.marks[:own].any())) if self.prog.queue else False
         return (0.0 if S.cont else 1.0, 1.0 if act else 0.0, float(S.sent), S.iteration)
+
+    def run_steps(self, shard, S, ctx, limit):
+        """A fixed iteration count on one whole CuPy shard (no halt votes, no queue): every iteration
+        queued on the device at once, the aggregates kept there, the message counts and the
+        per-iteration times (CUDA events) read back once at the end."""
+        prog = self.prog
+        if S.dev is None or prog.queue or prog.votes or prog.max_iterations is None or S.pc != 0:
+            return None
+        k = min(limit, prog.max_iterations - S.iteration)
+        if k < 2:
+            return None
+        cp = S.dev.cp
+        marks = [cp.cuda.Event() for _ in range(k + 1)]
+        marks[0].record()
+        host_sent = []
+        for j in range(k):
+            S.sent = 0
+            for pc in range(len(prog.traced)):
+                self._run_step(shard, S, pc)
+            S.iteration += 1
+            if prog.has_aggs:
+                self._aggregates(shard, S, S.aggs, device=True)
+            S.dev.keep()
+            host_sent.append(S.sent)
+            marks[j + 1].record()
+        marks[-1].synchronize()
+        kept = S.dev.kept_values()
+        first = S.iteration - k
+        return [({"stop": first + j + 1 >= prog.max_iterations, "iterations": first + j + 1,
+                  "messages": int(host_sent[j] + kept[j, 3]), "hops": S.hops},
+                 cp.cuda.get_elapsed_time(marks[j], marks[j + 1]) * 1e-3) for j in range(k)]
 
     def _snapshot(self, S):
         own = S.layout.owned
@@ -364,14 +408,25 @@ class EMVRun(BaseProgram):
         for j, (halt, act, sent, it) in enumerate(ends):
             counters[f"halt{j}"], counters[f"act{j}"], counters[f"sent{j}"] = halt, act, sent
         if ends and self.prog.has_aggs:
-            xp = shard.xp
-            env = self._vertex_env(S, slice(0, lay.owned))
-            for si, t in enumerate(self.prog.traced):
-                for i, e in enumerate(t.aggs):
-                    val = evaluate(e, env, xp)
-                    counters[f"agg{si}_{i}"] = float(xp.asarray(val).sum()) if np.ndim(val) else \
-                        float(val) * lay.owned
+            aggs = {}
+            self._aggregates(shard, S, aggs)
+            counters.update((f"agg{si}_{i}", v) for (si, i), v in aggs.items())
         return Contribution(arrays, counters)
+
+    def _aggregates(self, shard, S, out, device=False):
+        """Each ``v.graph.sum(...)`` over the owned vertices into ``out[(step, i)]``: floats, or
+        (``device``) one-value device arrays, nothing read back."""
+        xp = shard.xp
+        own = S.layout.owned
+        env = self._vertex_env(S, slice(0, own))
+        for si, t in enumerate(self.prog.traced):
+            for i, e in enumerate(t.aggs):
+                val = evaluate(e, env, xp)
+                if np.ndim(val):
+                    total = xp.asarray(val).sum()
+                    out[(si, i)] = total.astype(np.float64, copy=False) if device else float(total)
+                else:
+                    out[(si, i)] = float(val) * own
 
     # -- merge -------------------------------------------------------------------------------
     def receive(self, shard, S, contributions, ctx):
@@ -530,22 +585,32 @@ class EMVRun(BaseProgram):
         lay = S.layout
         comb = prog.combiner
         nh, nt, ns = self._regions(S)
-        act = None
+        act = queued = None
         if prog.queue:
             act = S.marks[:nh]
             S.marks, S.spare = self._cleared(S.spare, lay.size, xp), S.marks
+            if S.dev is not None:
+                queued = S.dev.heads()
+                S.dev.start_send()
         if not lay.whole:
             S.valid -= 1
         S.buf = None
         cindptr = lay.cindptr[: nt + 1]
-        heads = self._sparse(S, act, ns) if prog.queue and not plan.materialize else None
+        heads = self._sparse(S, act, ns, queued) if prog.queue and not plan.materialize else None
         if plan.fused and heads is not None:
             # few active heads: evaluate the message at them only and walk their edges
             env = self._vertex_env(S, heads, role="head")
             memo = {}
             x = _full(xp, evaluate(plan.value, env, xp, memo), len(heads), prog.message)
-            if plan.head_cond is not None:
-                keep = _full(xp, evaluate(plan.head_cond, env, xp, memo), len(heads), bool)
+            keep = None if plan.head_cond is None else \
+                _full(xp, evaluate(plan.head_cond, env, xp, memo), len(heads), bool)
+            if S.dev is not None and comb.op in (1, 2) and str(prog.message) in kernels.PUSH_DTYPES:
+                self._device_push(S, plan, heads, queued, x, keep, nt)
+                return
+            if queued is not None:  # the queue is in no set order; a sum combines in the heads' order
+                order = xp.argsort(heads)
+                heads, x, keep = heads[order], x[order], None if keep is None else keep[order]
+            if keep is not None:
                 heads, x = heads[keep], x[keep]
             tails, vals = kernels.push_reduce(xp, comb, heads, lay.push_index(), x, ns, self._scratch(S, xp))
             if plan.tail_cond is not None and len(tails):  # a tail-only condition drops all of a tail's messages
@@ -553,7 +618,7 @@ class EMVRun(BaseProgram):
                 keep = _full(xp, evaluate(plan.tail_cond, tenv, xp), len(tails), bool)
                 tails, vals = tails[keep], vals[keep]
             S.recv = ("list", tails, vals)
-            S.sent += int((tails < lay.owned).sum())
+            self._count_sent(S, (tails < lay.owned).sum())
             return
         if plan.fused:
             env = self._vertex_env(S, slice(0, nh), role="head")
@@ -567,6 +632,9 @@ class EMVRun(BaseProgram):
             if plan.tail_cond is not None:
                 tenv = self._vertex_env(S, slice(0, nt), role="tail")
                 tmask = _full(xp, evaluate(plan.tail_cond, tenv, xp), nt, bool)
+            if S.dev is not None and comb.op == 0 and x.dtype == np.float64 and hmask is None and tmask is None:
+                S.recv = self._device_row_sum(S, x)
+                return
             bound = kernels.best_sent(xp, comb, x, hmask) if comb.op in (1, 2) and ns and nh else None
             out, counts = kernels.gather_reduce(xp, comb, cindptr, lay.cindices[:ns], x, hmask, tmask, bound,
                                                 self._out(S, xp, nt))
@@ -581,7 +649,7 @@ class EMVRun(BaseProgram):
                 vals, ok = self._slot_values(S, plan, sel)
                 tails, comb_vals = kernels.scatter_combine(xp, comb, lay.etail()[sel][ok], vals[ok])
                 S.recv = ("list", tails, comb_vals)
-                S.sent += int((tails < lay.owned).sum())
+                self._count_sent(S, (tails < lay.owned).sum())
                 return
             sel = slice(0, ns)
             vals, ok = self._slot_values(S, plan, sel)
@@ -593,7 +661,51 @@ class EMVRun(BaseProgram):
                 return
             out, counts = kernels.segment_reduce(xp, comb, cindptr, vals, ok)
         S.recv = ("prefix", out, counts)
-        S.sent += int((counts[: lay.owned] > 0).sum()) if lay.owned else 0
+        if lay.owned:
+            self._count_sent(S, (counts[: lay.owned] > 0).sum())
+
+    @staticmethod
+    def _count_sent(S, count):
+        """Add the tails that received (a count on the backend) to the iteration's messages: on the
+        device where the run keeps its counters there (no sync), else now."""
+        if S.dev is not None:
+            S.dev.add_sent(count)
+        else:
+            S.sent += int(count)
+
+    def _device_push(self, S, plan, heads, queued, x, keep, nt):
+        """Queue mode on one whole CuPy shard, min/max: the heads' edges combined with atomics into
+        dense buffers (:func:`.kernels.push_combine`), read by the VERTEX step as a prefix."""
+        xp, lay, dev, comb = S.layout.xp, S.layout, S.dev, self.prog.combiner
+        scanned = xp.cumsum(lay.degree[heads], dtype=np.int64)
+        total = queued[1] if queued is not None else (int(scanned[-1]) if len(heads) else 0)
+        out, cnt = dev.out[:nt], dev.cnt[:nt]
+        out.fill(comb.identity)
+        cnt.fill(0)
+        tmask = None
+        if plan.tail_cond is not None:
+            tmask = _full(xp, evaluate(plan.tail_cond, self._vertex_env(S, slice(0, nt), role="tail"), xp), nt, bool)
+        dev.touched = True
+        if total:
+            kernels.push_combine(comb, heads.astype(np.int64, copy=False), scanned, total, lay.csr[0], lay.csr[1],
+                                 xp.ascontiguousarray(x), keep, tmask, out, cnt, dev.ctl, lay.owned, dev.none_bool)
+        S.recv = ("prefix", out, cnt)
+
+    def _device_row_sum(self, S, x):
+        """Sum of x over every tail's in-edges, no masks (PageRank's send), on one whole CuPy shard:
+        the built-in PageRank's load-balanced row sum; the counts are the in-degrees (known)."""
+        from ..backend import gpu_kernels  # noqa: PLC0415
+
+        lay = S.layout
+        xp = lay.xp
+        if S.dev.rowsum is None:
+            counts = xp.diff(lay.cindptr).astype(np.int32)
+            S.dev.rowsum = (gpu_kernels.RowSumPlan(lay.cindptr), counts, int(xp.count_nonzero(counts[: lay.owned])))
+        plan, counts, receivers = S.dev.rowsum
+        out = xp.empty(lay.size, dtype=np.float64)
+        gpu_kernels.gather_row_sum(lay.cindptr, lay.cindices, x, out, plan)
+        S.sent += receivers
+        return ("prefix", out, counts)
 
     def _slot_values(self, S, plan, sel):
         xp = S.layout.xp
@@ -605,12 +717,16 @@ class EMVRun(BaseProgram):
             _full(xp, evaluate(plan.cond, env, xp, memo), count, bool)
         return vals, ok
 
-    def _sparse(self, S, hmask, ns):
+    def _sparse(self, S, hmask, ns, queued=None):
         """The active heads (ascending) when walking their edges beats the dense gather, else None:
-        at most a ``SPARSE_SHARE`` of the vertices, with fewer edges than that share of the buffer."""
+        at most a ``SPARSE_SHARE`` of the vertices, with fewer edges than that share of the buffer.
+        ``queued``: (heads in no set order, their edges) the device counted: no scan of the marks."""
         lay = S.layout
         if hmask is None or ns == 0:
             return None
+        if queued is not None:
+            heads, edges = queued
+            return heads if len(heads) <= int(lay.size * SPARSE_SHARE) and edges < ns * SPARSE_SHARE else None
         scratch = self._scratch(S, lay.xp)
         return kernels.active_heads(lay.xp, hmask, lay.push_index()[0], int(lay.size * SPARSE_SHARE),
                                     ns * SPARSE_SHARE, None if scratch is None else scratch[2])
@@ -669,8 +785,11 @@ class EMVRun(BaseProgram):
         prog = self.prog
         nv = lay.size if lay.whole else lay.hb[S.valid]
         recv = self._combined(S)
-        if xp is np and nv >= fuse.FUSE_MIN and self._fused_vertex(S, si, t, recv, nv):
+        if nv >= fuse.FUSE_MIN and (self._fused_vertex(S, si, t, recv, nv) if xp is np else
+                                    S.dev is not None and self._device_vertex(S, si, t, recv, nv)):
             return
+        if S.dev is not None and t.active is not None:
+            S.dev.qok = False  # marks set here are not queued
         comb = prog.combiner
         if prog.queue and recv is not None:
             if recv[0] == "list":
@@ -754,6 +873,53 @@ class EMVRun(BaseProgram):
                             mdt.type(prog.combiner.identity), lay.owned, marks, lay.L, lay.degree,
                             *(S.fields[f] for f in step.fields), *scalars)
         S.cont = S.cont or bool(cont)
+        return True
+
+    def _device_vertex(self, S, si, t, recv, nv):
+        """VERTEX step ``si`` as one CUDA kernel on one whole CuPy shard (:func:`.fuse.cuda_vertex_kernel`);
+        False where it needs the vectorized path."""
+        prog, lay, dev = self.prog, S.layout, S.dev
+        cp = dev.cp
+        step = dev.vsteps.get(si, False)
+        if step is False:
+            key = ("cuda", si, tuple((f, S.fields[f].dtype) for f in prog.names), lay.L.dtype, lay.degree.dtype)
+            if key not in prog.fused:
+                kinds = {f: fuse.kind_of(a.dtype) for f, a in S.fields.items()}
+                prog.fused[key] = fuse.cuda_vertex_kernel(t, kinds, fuse.kind_of(prog.message),
+                                                          fuse.kind_of(lay.L.dtype), fuse.kind_of(lay.degree.dtype))
+            step = dev.vsteps[si] = prog.fused[key]
+        if step is None:
+            return False
+        aggs = [S.aggs[(si, j)] for j in step.aggs]  # floats, or device values (run_steps)
+        on_device = tuple(isinstance(v, cp.ndarray) for v in aggs)
+        if step.checks and not step.host_check(lambda k: S.aggs[(si, k[1])] if k[0] == "agg" else
+                                               self.n if k[1] == "num_vertices" else self.num_edges,
+                                               not any(on_device)):
+            return False
+        mdt = prog.message
+        idx, mout, mcnt = dev.none_i64, dev.none_msg, dev.none_i32
+        if recv is None:
+            mode = 0
+        elif recv[0] == "list":
+            if not prog.queue:
+                return False
+            mode, idx, mout = 1, recv[1].astype(np.int64, copy=False), recv[2]
+        else:
+            mode, mout, mcnt = (2 if prog.queue else 0), recv[1], recv[2]
+        items = len(idx) if mode == 1 else nv
+        if items:
+            kern = step.kernel(on_device, lay.L.dtype, lay.degree.dtype)
+            kern(((items + 255) // 256,), (256,),
+                 (np.int32(mode), np.int64(nv), idx, np.int64(len(idx)), cp.ascontiguousarray(mout.astype(mdt, copy=False)),
+                  np.int64(0 if mout is dev.none_msg else len(mout)), mcnt.astype(np.int32, copy=False),
+                  np.int64(0 if mcnt is dev.none_i32 else len(mcnt)), mdt.type(prog.combiner.identity),
+                  np.int64(lay.owned), S.marks if S.marks is not None else dev.none_bool, lay.L, lay.degree, dev.ctl,
+                  dev.queue, *(S.fields[f] for f in step.fields), np.int64(self.n), np.int64(self.num_edges),
+                  *(v if d else np.float64(v) for v, d in zip(aggs, on_device))))
+        if t.active is not None or t.halt is not None:
+            dev.touched = True
+        if t.active is not None:
+            dev.front = None  # read again at the end of the iteration
         return True
 
     def _mreduce(self, S, op, x, I, nv):

@@ -33,6 +33,7 @@ class Layout:
         self.eb = [int(cindptr[min(hb[h], len(cindptr) - 1)]) for h in range(self.hops)]
         self._etail = None
         self._heads = None
+        self._num_slots = None
         self.csr = None               # one partition: the graph's (indptr, indices), a head-major index
         self.send_local = None        # owned local ids whose values others replicate
         self.send_ids = None          # their global ids
@@ -49,7 +50,9 @@ class Layout:
 
     @property
     def num_slots(self):
-        return int(self.cindptr[-1]) if len(self.cindptr) else 0
+        if self._num_slots is None:  # read once: on CuPy each read is a device sync
+            self._num_slots = int(self.cindptr[-1]) if len(self.cindptr) else 0
+        return self._num_slots
 
     def etail(self):
         """The local tail of every buffer slot (built once, on first use)."""

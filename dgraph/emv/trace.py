@@ -208,7 +208,10 @@ def evaluate(expr, env, xp, memo=None):
         elif op == "ufunc":
             val = args[0](*vals[1:])
         elif op == "where":
-            val = xp.where(*vals)
+            c = vals[0]
+            if xp is not np and not isinstance(c, xp.ndarray):  # a scalar condition (v.received with no
+                c = xp.asarray(c)                               # message yet): CuPy takes arrays only
+            val = xp.where(c, *vals[1:])
         elif op == "neg":
             val = -vals[0]
         elif op == "invert":
