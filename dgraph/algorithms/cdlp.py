@@ -36,9 +36,10 @@ the edges, never on the partitioning, the backend or the executor.
 That vectorized step is ``kernels="generic"``, used on CuPy and kept as the
 reference.  On the numpy backend ``kernels="fused"`` (the default) runs
 :func:`dgraph.backend.cpu_cdlp.cdlp_step_par` instead: a numba loop over the
-owned rows that gathers each row's neighbor labels (the same multiset) into
-a scratch buffer of the largest row's size, sorts it and counts its runs;
-no per-arc arrays, and the same labels bit for bit.
+owned rows that finds the mode of each row's neighbor labels (the same
+multiset) in a per-thread scratch buffer; no per-arc arrays, and the same
+labels bit for bit.  One whole shard runs its supersteps in
+:meth:`CDLP.run_steps` (double-buffered labels, no gather a superstep).
 """
 
 from __future__ import annotations
