@@ -842,6 +842,23 @@ class EMVRun(BaseProgram):
             mine = h[: min(own, count)] if isinstance(I, slice) else h[I < own]
             S.cont = S.cont or bool((~mine).any())
 
+    def _scalar_env(self, S, si):
+        """The scalar leaves of VERTEX step ``si``: its aggregates and the graph's sizes."""
+        return lambda k: S.aggs[(si, k[1])] if k[0] == "agg" else \
+            self.n if k[1] == "num_vertices" else self.num_edges
+
+    def _step_inputs(self, recv, idx, mout, mcnt):
+        """(mode, ids, messages, counts) a compiled VERTEX step takes for the combined messages
+        ``recv`` (the given placeholders where its mode reads none; see the kernels' modes), or None
+        where it cannot take them (a message list outside queue mode)."""
+        if recv is None:
+            return 0, idx, mout, mcnt
+        if recv[0] == "list":
+            if not self.prog.queue:
+                return None
+            return 1, recv[1].astype(np.int64, copy=False), recv[2], mcnt
+        return (2 if self.prog.queue else 0), idx, recv[1], recv[2]
+
     def _fused_vertex(self, S, si, t, recv, nv):
         """Run VERTEX step ``si`` as one compiled loop over its vertices (:mod:`.fuse`); False where
         its expressions or the messages' form need the vectorized path."""
@@ -854,20 +871,14 @@ class EMVRun(BaseProgram):
         step = prog.fused[key]
         if step is None:
             return False
-        scalars = step.scalars(lambda k: S.aggs[(si, k[1])] if k[0] == "agg" else
-                               self.n if k[1] == "num_vertices" else self.num_edges)
+        scalars = step.scalars(self._scalar_env(S, si))
         if scalars is None:
             return False
         mdt = prog.message
-        idx, mout, mcnt = _NO_IDS, np.empty(0, mdt), _NO_COUNTS
-        if recv is None:
-            mode = 0
-        elif recv[0] == "list":
-            if not prog.queue:
-                return False
-            mode, idx, mout = 1, recv[1].astype(np.int64, copy=False), recv[2]
-        else:
-            mode, mout, mcnt = (2 if prog.queue else 0), recv[1], recv[2]
+        inputs = self._step_inputs(recv, _NO_IDS, np.empty(0, mdt), _NO_COUNTS)
+        if inputs is None:
+            return False
+        mode, idx, mout, mcnt = inputs
         marks = S.marks if S.marks is not None else _NO_MARKS
         cont, _ = step.loop(mode, nv, idx, mout.astype(mdt, copy=False), mcnt.astype(np.int32, copy=False),
                             mdt.type(prog.combiner.identity), lay.owned, marks, lay.L, lay.degree,
@@ -892,20 +903,13 @@ class EMVRun(BaseProgram):
             return False
         aggs = [S.aggs[(si, j)] for j in step.aggs]  # floats, or device values (run_steps)
         on_device = tuple(isinstance(v, cp.ndarray) for v in aggs)
-        if step.checks and not step.host_check(lambda k: S.aggs[(si, k[1])] if k[0] == "agg" else
-                                               self.n if k[1] == "num_vertices" else self.num_edges,
-                                               not any(on_device)):
+        if step.checks and not step.host_check(self._scalar_env(S, si), not any(on_device)):
             return False
         mdt = prog.message
-        idx, mout, mcnt = dev.none_i64, dev.none_msg, dev.none_i32
-        if recv is None:
-            mode = 0
-        elif recv[0] == "list":
-            if not prog.queue:
-                return False
-            mode, idx, mout = 1, recv[1].astype(np.int64, copy=False), recv[2]
-        else:
-            mode, mout, mcnt = (2 if prog.queue else 0), recv[1], recv[2]
+        inputs = self._step_inputs(recv, dev.none_i64, dev.none_msg, dev.none_i32)
+        if inputs is None:
+            return False
+        mode, idx, mout, mcnt = inputs
         items = len(idx) if mode == 1 else nv
         if items:
             kern = step.kernel(on_device, lay.L.dtype, lay.degree.dtype)
