@@ -122,7 +122,7 @@ class CDLP(Program):
             size = int(shard.degree.max()) if len(shard.degree) else 0
             size = size + int(np.diff(cindptr).max(initial=0)) if shard.directed else 2 * size
             return {"label": np.arange(shard.n, dtype=vdt), "cindptr": cindptr, "cindices": cindices,
-                    "scratch": np.empty(max(size, 1), dtype=vdt), "owned": shard.global_rows()}
+                    "size": max(size, 1), "owned": shard.global_rows()}
         # who counts for whom, fixed for the whole run: (local row, neighbor's global id), one pair per count
         rows = [row_ids(shard.indptr)]
         nbrs = [shard.indices]
@@ -152,9 +152,14 @@ class CDLP(Program):
 
     def superstep(self, shard, st, ctx):
         label = st["label"]
-        if "scratch" in st:
+        if "size" in st:
             new = np.empty(shard.num_rows, dtype=label.dtype)
-            changed = self._fused_step(shard, st, ctx.report, label, new, None)
+            prev = st.get("prev")  # the labels before these (receive overwrites them in place)
+            changed = self._fused_step(shard, st, ctx.report, label, new, prev)
+            if prev is None:
+                st["prev"] = label.copy()
+            else:
+                np.copyto(prev, label)
             return Contribution({"label": new}, {"changed": int(changed)})
         old = label[st["owned"]]
         row, best = mode_smallest(shard.xp, st["rows"], label[st["nbrs"]], shard.num_rows, shard.n)
@@ -168,20 +173,21 @@ class CDLP(Program):
         no Contribution and no gather a superstep.  The labels are double-buffered: a superstep writes
         ``next`` and the two swap, so the array swapped out holds the labels before, which the
         changed-flags of the next superstep compare against (no copy)."""
-        if "scratch" not in st or not shard.whole:
+        if "size" not in st or not shard.whole:
             return None
         import time  # noqa: PLC0415
 
-        if "next" not in st:
+        prev = st.get("next")  # a later call: ``next`` holds the labels before (None: the first superstep)
+        if prev is None:
             st["next"] = np.empty_like(st["label"])
-            st["fresh"] = True  # ``next`` does not yet hold the labels before
         out = []
         report, step = ctx.report, ctx.step
         while len(out) < limit and not self.converged(report, step):
             t0 = time.perf_counter()
             label, nxt = st["label"], st["next"]
-            changed = self._fused_step(shard, st, report, label, nxt, None if st["fresh"] else nxt)
-            st["label"], st["next"], st["fresh"] = nxt, label, False
+            changed = self._fused_step(shard, st, report, label, nxt, prev)
+            st["label"], st["next"] = nxt, label
+            prev = label
             report = {"changed": int(changed)}
             out.append((report, time.perf_counter() - t0))
             step += 1
@@ -189,13 +195,13 @@ class CDLP(Program):
 
     def _fused_step(self, shard, st, report, label, new, prev):
         """The numba step (:func:`dgraph.backend.cpu_cdlp.cdlp_step_par`) of ``label`` into ``new``
-        (the owned rows); returns how many changed.  ``prev``: the labels before ``label`` (only read
-        to skip rows none of whose neighbors changed), or None: kept in ``st`` as a copy."""
+        (the owned rows); returns how many changed.  ``prev``: the labels before ``label`` (read only to
+        skip the rows that count no changed label), None at the first superstep."""
         from ..backend import cpu_cdlp  # noqa: PLC0415
 
         if "keys" not in st:  # the threads' scratch and the changed flags, once
             T = _threads(shard)
-            size = st.pop("scratch").shape[0]
+            size = st["size"]
             cap = 1
             while cap < 2 * size:
                 cap *= 2
@@ -207,25 +213,15 @@ class CDLP(Program):
             st["ticks"] = np.zeros(T, dtype=np.int64)
             st["by"] = np.zeros(T, dtype=np.int64)
             st["dirty"] = np.zeros(shard.n, dtype=bool)
-        own_prev = prev is None
-        if own_prev and st.get("prev") is None:  # the first superstep: nothing changed before it
-            st["prev"] = label.copy()
-            has_dirty = 0
-        elif int(report.get("changed", shard.n)) * SKIP_BELOW < shard.n:
-            # few changed: flag them, and skip the rows that count none of them
+        has_dirty = 0  # the first superstep, or most labels changed (a grid's oscillate): no flags
+        if prev is not None and int(report.get("changed", shard.n)) * SKIP_BELOW < shard.n:
             if shard.whole:  # every vertex's arcs are here: flag the rows from the changed vertices
-                cpu_cdlp.mark_rows(label, st["prev"] if own_prev else prev, shard.indptr, shard.indices,
-                                   st["cindptr"], st["cindices"], shard.directed, st["dirty"])
-                if own_prev:
-                    np.copyto(st["prev"], label)
+                cpu_cdlp.mark_rows(label, prev, shard.indptr, shard.indices, st["cindptr"], st["cindices"],
+                                   shard.directed, st["dirty"])
                 has_dirty = 2
-            else:
-                cpu_cdlp.mark_changed(label, st["prev"] if own_prev else prev, st["dirty"], own_prev)
+            else:  # flag the changed vertices; a row skips when none it counts is flagged
+                cpu_cdlp.mark_changed(label, prev, st["dirty"])
                 has_dirty = 1
-        else:  # most changed (a grid's labels oscillate): the flags would skip nothing
-            if own_prev:
-                np.copyto(st["prev"], label)
-            has_dirty = 0
         return cpu_cdlp.cdlp_step_par(shard.indptr, shard.indices, st["cindptr"], st["cindices"], shard.directed,
                                       not shard.directed, shard.row_base, shard.rows, label, st["dirty"], has_dirty,
                                       st["scratch"], st["keys"], st["counts"], st["stamps"], st["ticks"], new,

@@ -81,16 +81,22 @@ def _mode3(a, b, c):
 
 
 @_inline
-def _mode(sc, k, keys, counts, stamps, tag):
-    """The most frequent of sc[:k] (k >= 1), the smallest on a tie; sc may be reordered.  ``keys``,
-    ``counts``, ``stamps``: a hash table of at least 2k slots; ``tag``: a value no stamp holds yet
-    (a thread's rows take 1, 2, 3, ...; the stamps start at 0)."""
+def _mode_small(k, a, b, c, d):
+    """The most frequent of the first k (1..4) of a, b, c, d, the smallest on a tie."""
     if k == 4:
-        return _mode4(sc[0], sc[1], sc[2], sc[3])
+        return _mode4(a, b, c, d)
     if k == 3:
-        return _mode3(sc[0], sc[1], sc[2])
-    if k <= 2:  # two labels: each once (the smaller wins) or one twice
-        return sc[0] if k == 1 else min(sc[0], sc[1])
+        return _mode3(a, b, c)
+    return min(a, b) if k == 2 else a  # two labels: each once (the smaller wins) or one twice
+
+
+@_inline
+def _mode(sc, k, keys, counts, stamps, tag):
+    """The most frequent of sc[:k] (k >= 1), the smallest on a tie; sc (at least 4 slots) may be
+    reordered.  ``keys``, ``counts``, ``stamps``: a hash table of at least 2k slots; ``tag``: a
+    value no stamp holds yet (a thread's rows take 1, 2, 3, ...; the stamps start at 0)."""
+    if k <= 4:
+        return _mode_small(k, sc[0], sc[1], sc[2], sc[3])
     if k <= _SMALL:
         # insertion sort, then the first longest run (runs ascend by label: the smallest wins a tie)
         for i in range(1, k):
@@ -146,12 +152,10 @@ def _mode(sc, k, keys, counts, stamps, tag):
 
 
 @_pjit
-def mark_changed(label, prev, dirty, update_prev):
-    """dirty[v] = label[v] != prev[v]; then, if ``update_prev``, prev = label."""
+def mark_changed(label, prev, dirty):
+    """dirty[v] = label[v] != prev[v]."""
     for v in prange(label.shape[0]):
         dirty[v] = label[v] != prev[v]
-        if update_prev:
-            prev[v] = label[v]
 
 
 @_pjit
@@ -216,30 +220,25 @@ def cdlp_step_par(indptr, indices, cindptr, cindices, use_in, loops_twice, row_b
                 if not hit:
                     out[r] = old
                     continue
+            # best is set on every path before the branches: numba 0.68.0's parfor pass took a
+            # variable set only in branches for a reduction across the prange and recursed forever
+            best = old  # a row with no neighbor keeps its label
             lo = indptr[r]
             deg = indptr[r + 1] - lo
+            counted = False
             if not use_in and 0 < deg <= 4:  # one to four out-neighbors, no loop: in registers
                 u0 = indices[lo]
                 u1 = indices[lo + 1] if deg > 1 else u0
                 u2 = indices[lo + 2] if deg > 2 else u0
                 u3 = indices[lo + 3] if deg > 3 else u0
                 if not (loops_twice and (u0 == v or u1 == v or u2 == v or u3 == v)):
-                    if deg == 4:
-                        best = _mode4(label[u0], label[u1], label[u2], label[u3])
-                    elif deg == 3:
-                        best = _mode3(label[u0], label[u1], label[u2])
-                    else:
-                        best = min(label[u0], label[u1])  # deg 1: u1 is u0
-                    out[r] = best
-                    if best != old:
-                        changed += 1
-                    continue
-            k = _row_labels(indptr, indices, cindptr, cindices, use_in, loops_twice, r, v, label, sc)
-            if k == 0:
-                out[r] = old
-                continue
-            tick += 1
-            best = _mode(sc, k, kt, ct, st, tick)
+                    best = _mode_small(deg, label[u0], label[u1], label[u2], label[u3])
+                    counted = True
+            if not counted:
+                k = _row_labels(indptr, indices, cindptr, cindices, use_in, loops_twice, r, v, label, sc)
+                if k > 0:
+                    tick += 1
+                    best = _mode(sc, k, kt, ct, st, tick)
             out[r] = best
             if best != old:
                 changed += 1

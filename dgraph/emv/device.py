@@ -80,10 +80,13 @@ class Device:
         self.touched = True
 
     def read(self):
-        """(newly marked, their edges, continue vote, tails reached) since the last read; one sync."""
+        """(newly marked, their edges, continue vote, tails reached) since the last read; one sync.
+        Where the marks are exactly the queue, its (count, edges) become the next send's front."""
         v = [int(x) for x in self.ctl.get()]
         self.ctl[2:] = 0
         self.touched = False
+        if self.qok:
+            self.front = (v[0], v[1])
         return v
 
     def keep(self):
@@ -96,11 +99,14 @@ class Device:
             self.kept.append(None)
 
     def kept_values(self):
-        rows = [r for r in self.kept if r is not None]
-        got = iter(self.cp.stack(rows).get().astype(np.int64) if rows else ())
-        out = np.array([next(got) if r is not None else np.zeros(4, np.int64) for r in self.kept], np.int64)
+        """The counters :meth:`keep` stored, one row an iteration (zeros where nothing was counted);
+        one read."""
+        out = np.zeros((len(self.kept), 4), dtype=np.int64)
+        rows = [j for j, r in enumerate(self.kept) if r is not None]
+        if rows:
+            out[rows] = self.cp.stack([self.kept[j] for j in rows]).get()
         self.kept = []
-        return out.reshape(-1, 4)
+        return out
 
 
 __all__ = ["Device"]

@@ -345,10 +345,8 @@ class EMVRun(BaseProgram):
         own = S.layout.owned
         qok = False
         if S.dev is not None:  # one read: the kernels' counts since the last one
-            newly, edges, cont, sent = S.dev.read()
+            newly, _, cont, sent = S.dev.read()
             S.cont, S.sent, qok = S.cont or bool(cont), S.sent + sent, S.dev.qok
-            if qok:
-                S.dev.front = (newly, edges)
         act = (newly > 0 if qok else bool(S.marks[:own].any())) if self.prog.queue else False
         return (0.0 if S.cont else 1.0, 1.0 if act else 0.0, float(S.sent), S.iteration)
 
@@ -702,7 +700,7 @@ class EMVRun(BaseProgram):
             counts = xp.diff(lay.cindptr).astype(np.int32)
             S.dev.rowsum = (gpu_kernels.RowSumPlan(lay.cindptr), counts, int(xp.count_nonzero(counts[: lay.owned])))
         plan, counts, receivers = S.dev.rowsum
-        out = xp.empty(lay.size, dtype=np.float64)
+        out = S.dev.out[: lay.size]  # the message is float64 here; a sum send never pushes (min/max only)
         gpu_kernels.gather_row_sum(lay.cindptr, lay.cindices, x, out, plan)
         S.sent += receivers
         return ("prefix", out, counts)

@@ -31,9 +31,9 @@ class Layout:
         self.degree = degree          # global out-degree of every local vertex
         self.whole = whole            # one partition: L is arange(n)
         self.eb = [int(cindptr[min(hb[h], len(cindptr) - 1)]) for h in range(self.hops)]
+        self.num_slots = int(cindptr[-1]) if len(cindptr) else 0  # read here, once: on CuPy a read is a sync
         self._etail = None
         self._heads = None
-        self._num_slots = None
         self.csr = None               # one partition: the graph's (indptr, indices), a head-major index
         self.send_local = None        # owned local ids whose values others replicate
         self.send_ids = None          # their global ids
@@ -47,12 +47,6 @@ class Layout:
     @property
     def owned(self):
         return self.hb[0]
-
-    @property
-    def num_slots(self):
-        if self._num_slots is None:  # read once: on CuPy each read is a device sync
-            self._num_slots = int(self.cindptr[-1]) if len(self.cindptr) else 0
-        return self._num_slots
 
     def etail(self):
         """The local tail of every buffer slot (built once, on first use)."""
