@@ -62,16 +62,16 @@ def test_bfs_sssp_device_path(fused, monkeypatch, queue, share):
         G = dgraph.from_edges(**weighted(kw, rng))
         Gc = G.to("cupy")
         src = G.vertex_ids()[len(G.vertex_ids()) // 2]
-        prog = ex.bfs_program(queue)
+        prog = ex.bfs_program.__wrapped__(queue)
         r = prog.run(Gc, init={"depth": {src: 0}}, active=[src] if queue else None)
         np.testing.assert_array_equal(to_numpy(r.raw("depth")), dgraph.bfs(G, src).depth, err_msg=label)
         used += _cuda_used(prog)
-        prog = ex.sssp_program(queue)
+        prog = ex.sssp_program.__wrapped__(queue)
         r = prog.run(Gc, init={"dist": {src: 0.0}}, active=[src] if queue else None)
         np.testing.assert_array_equal(to_numpy(r.raw("dist")), dgraph.sssp(G, src).distance, err_msg=label)
         used += _cuda_used(prog)
         msgs = _messages(r)
-        plain = _plain(monkeypatch, lambda: ex.sssp_program(queue),
+        plain = _plain(monkeypatch, lambda: ex.sssp_program.__wrapped__(queue),
                        lambda p: p.run(Gc, init={"dist": {src: 0.0}}, active=[src] if queue else None))
         assert msgs == _messages(plain), label
     assert used >= ran  # most runs take the CUDA VERTEX kernel (one whose source sends nothing may not)
@@ -84,14 +84,14 @@ def test_pagerank_batched_same_bits_as_vectorized(fused, monkeypatch):
         n = G.num_vertices
         Gc = G.to("cupy")
         init = {"rank": 1.0 / n if n else 0.0}
-        prog = ex.pagerank_program(iterations=12)
+        prog = ex.pagerank_program.__wrapped__(iterations=12)
         r = prog.run(Gc, init=init)
         used += _cuda_used(prog)
         ref = dgraph.pagerank(G, iterations=12).pagerank
         np.testing.assert_allclose(to_numpy(r.raw("rank")), ref, rtol=0, atol=1e-12, err_msg=label)
         # the per-superstep path (no batch) gives the batch's bits and records
         monkeypatch.setattr(program.EMVRun, "run_steps", lambda *a: None)
-        one = ex.pagerank_program(iterations=12).run(Gc, init=init)
+        one = ex.pagerank_program.__wrapped__(iterations=12).run(Gc, init=init)
         monkeypatch.undo()
         monkeypatch.setattr(fuse, "FUSE_MIN", 0)
         np.testing.assert_array_equal(to_numpy(r.raw("rank")), to_numpy(one.raw("rank")), err_msg=label)
@@ -127,8 +127,10 @@ def _ops_program(order, floor):
                        steps=steps, max_iterations=4)
 
 
+@pytest.mark.parametrize("share", [1 / 16, 2.0], ids=["auto", "push"])
 @pytest.mark.parametrize("order", ["send-first", "vertex-first"])
-def test_ops_same_bits_as_vectorized(fused, monkeypatch, order):
+def test_ops_same_bits_as_vectorized(fused, monkeypatch, order, share):
+    monkeypatch.setattr(program, "SPARSE_SHARE", share)
     rng = np.random.default_rng(3)
     used = 0
     for label, kw in CASES[:25]:
@@ -175,3 +177,89 @@ def test_unfused_vertex_step_keeps_queue_mode_right(fused, monkeypatch):
         ref[ref < 0] = np.inf
         np.testing.assert_array_equal(to_numpy(r.raw("d")), ref, err_msg=label)
         assert _cuda_used(prog) == 0
+
+
+def _sends_compiled(prog):
+    return sum(v is not None for k, v in prog.fused.items() if k[0] == "cuda-send")
+
+
+@pytest.mark.parametrize("share", [1 / 16, 2.0], ids=["auto", "push"])
+def test_compiled_sends_mixed_conditions_and_two_readers(fused, monkeypatch, share):
+    """Compiled sends (dgraph/emv/device_send.py) with head, tail, edge-weight and mixed head/tail
+    conditions, read by two VERTEX steps after one send (only the last puts the dense buffers back):
+    the vectorized path's bits and message counts, queue mode and not."""
+    monkeypatch.setattr(program, "SPARSE_SHARE", share)
+
+    def make(queue):
+        @emv.edge_list
+        def send(v, edges):
+            edges.send(emv.where(v.k > 3, v.d + edges.weight, v.d * 2 - edges.tail.d),
+                       where=(v.d < 1e300) & (edges.tail.k != v.k) & (edges.tail.d >= 0.0))
+
+        @emv.vertex
+        def first(v, msg):
+            v.seen = v.seen + v.received.astype("i8")
+
+        @emv.vertex
+        def second(v, msg):
+            better = v.received & (msg < v.d)
+            v.d = emv.where(better, msg, v.d)
+            if queue:
+                v.set_active(better)
+            else:
+                v.vote_halt(~better)
+
+        return emv.Program({"d": ("f8", np.inf), "k": "i8", "seen": "i8"}, message="f8", combiner="min",
+                           steps=[send, first, second], max_iterations=12)
+
+    rng = np.random.default_rng(11)
+    compiled = 0
+    for label, kw in CASES[:30]:
+        G = dgraph.from_edges(**weighted(kw, rng))
+        n = G.num_vertices
+        if n == 0:
+            continue
+        Gc = G.to("cupy")
+        init = {"d": {G.vertex_ids()[0]: 0.0, G.vertex_ids()[-1]: 1.5}, "k": rng.integers(0, 8, n)}
+        for queue in (True, False):
+            act = [G.vertex_ids()[0], G.vertex_ids()[-1]] if queue else None
+            prog = make(queue)
+            r = prog.run(Gc, init=init, active=act)
+            compiled += _sends_compiled(prog)
+            v = _plain(monkeypatch, lambda q=queue: make(q), lambda p: p.run(Gc, init=init, active=act))
+            for c in ("d", "seen"):
+                np.testing.assert_array_equal(to_numpy(r.raw(c)), to_numpy(v.raw(c)), err_msg=f"{label} {c}")
+            assert _messages(r) == _messages(v), label
+    assert compiled > 0
+
+
+def test_compiled_matching_same_as_vectorized(fused, monkeypatch):
+    """Matching's sends (a head/tail mixed condition, scalar graph sizes) compiled; its VERTEX steps
+    use %, which stays vectorized."""
+    rng = np.random.default_rng(4)
+    for seed in range(6):
+        G = dgraph.from_edges(rng.integers(0, 40, 150), 40 + rng.integers(0, 30, 150), num_vertices=70)
+        got = to_numpy(dgraph.maximal_matching(G.to("cupy"), seed=seed).mate)
+        monkeypatch.setenv("DGRAPH_EMV_FUSE", "0")
+        want = to_numpy(dgraph.maximal_matching(G.to("cupy"), seed=seed).mate)
+        monkeypatch.delenv("DGRAPH_EMV_FUSE")
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got, dgraph.maximal_matching(G, seed=seed).mate)
+
+
+def test_compiled_send_scalar_error_as_vectorized(fused):
+    """A send whose scalar part raises in Python (integer 1 / 0 on an edgeless graph) raises the
+    vectorized path's error: the compiled kernel is not used for it."""
+
+    @emv.edge_list
+    def send(v, edges):
+        edges.send(v.x + 1 / v.graph.num_edges)
+
+    @emv.vertex
+    def keep(v, msg):
+        v.x = emv.where(v.received, msg, v.x)
+
+    G = dgraph.from_edges([], [], num_vertices=5).to("cupy")
+    prog = emv.Program({"x": "f8"}, message="f8", combiner="max", steps=[send, keep], max_iterations=2)
+    with pytest.raises(ZeroDivisionError):
+        prog.run(G)

@@ -11,7 +11,7 @@ from graphs import corpus, partition_targets, weighted
 
 import dgraph
 from dgraph.emv import examples as ex
-from dgraph.emv import fuse, kernels
+from dgraph.emv import fuse, kernels, program
 from dgraph.emv.frame import parse_combiner
 
 CASES = list(corpus(30, seed=17))
@@ -38,7 +38,7 @@ def test_fused_bfs_equals_builtin(fused, queue):
         src = G.vertex_ids()[G.num_vertices // 2]
         ref = dgraph.bfs(G, src).depth
         for where, T, hops in partition_targets(G):
-            prog = ex.bfs_program(queue)
+            prog = ex.bfs_program.__wrapped__(queue)
             r = prog.run(T, init={"depth": {src: 0}}, active=[src] if queue else None, hops=hops)
             np.testing.assert_array_equal(r.depth, ref, err_msg=f"{label} {where}")
             used += _used(prog)
@@ -56,7 +56,7 @@ def test_fused_sssp_equals_builtin(fused, queue):
         src = G.vertex_ids()[0]
         ref = dgraph.sssp(G, src).distance
         for where, T, hops in partition_targets(G):
-            prog = ex.sssp_program(queue)
+            prog = ex.sssp_program.__wrapped__(queue)
             r = prog.run(T, init={"dist": {src: 0.0}}, active=[src] if queue else None, hops=hops)
             np.testing.assert_array_equal(r.dist, ref, err_msg=f"{label} {where}")
             used += _used(prog)
@@ -70,11 +70,11 @@ def test_fused_pagerank_same_bits_as_vectorized_and_builtin(fused, monkeypatch):
         n = G.num_vertices
         ref = dgraph.pagerank(G, iterations=20).pagerank
         for where, T, _ in partition_targets(G):
-            prog = ex.pagerank_program(iterations=20)
+            prog = ex.pagerank_program.__wrapped__(iterations=20)
             r = prog.run(T, init={"rank": 1.0 / n if n else 0.0})
             used += _used(prog)
             monkeypatch.setenv("DGRAPH_EMV_FUSE", "0")
-            plain = ex.pagerank_program(iterations=20)
+            plain = ex.pagerank_program.__wrapped__(iterations=20)
             v = plain.run(T, init={"rank": 1.0 / n if n else 0.0})
             monkeypatch.delenv("DGRAPH_EMV_FUSE")
             assert _used(plain) == 0
@@ -153,7 +153,7 @@ def test_unfusable_steps_keep_the_vectorized_path(fused):
 
 def test_fuse_env_off_and_threshold(monkeypatch):
     G = dgraph.from_edges([0, 1], [1, 2])
-    prog = ex.bfs_program(True)
+    prog = ex.bfs_program.__wrapped__(True)
     prog.run(G, init={"depth": {0: 0}}, active=[0])
     assert not prog.fused  # below FUSE_MIN: nothing compiled
     monkeypatch.setattr(fuse, "FUSE_MIN", 0)
@@ -161,6 +161,18 @@ def test_fuse_env_off_and_threshold(monkeypatch):
     r = prog.run(G, init={"depth": {0: 0}}, active=[0])
     assert _used(prog) == 0
     np.testing.assert_array_equal(r.depth, [0, 1, 2])
+    # a program that compiled its loop (the examples' programs are built once and reused) still
+    # takes the vectorized path when the variable turns fusing off
+    monkeypatch.delenv("DGRAPH_EMV_FUSE")
+    prog.run(G, init={"depth": {0: 0}}, active=[0])
+    assert _used(prog) > 0
+    monkeypatch.setenv("DGRAPH_EMV_FUSE", "0")
+
+    def refuse(*a, **k):
+        raise AssertionError("the fused loop ran with DGRAPH_EMV_FUSE=0")
+
+    monkeypatch.setattr(program.EMVRun, "_fused_vertex", refuse)
+    np.testing.assert_array_equal(prog.run(G, init={"depth": {0: 0}}, active=[0]).depth, [0, 1, 2])
 
 
 # -- the CPU send helpers ---------------------------------------------------------------------

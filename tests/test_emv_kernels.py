@@ -136,3 +136,42 @@ def test_materialized_buffer_across_partitions_equals_one_partition():
             r = prog.run(G.partition(p, method="hash", client=False), hops=hops)
             np.testing.assert_array_equal(r.x, ref.x)
             np.testing.assert_array_equal(r.hi, ref.hi)
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("combiner", ["min", "max"])
+def test_nan_messages_dropped_alike_by_push_and_gather(monkeypatch, backend, combiner):
+    """A NaN min / max message counts as received and combines as nothing, whether the send pushes
+    from few heads (scatter, atomics) or every tail gathers (the combine from the identity): the
+    push used to keep a NaN that arrived first (CPU) or rank it above +inf (CuPy's ordered keys)."""
+    from dgraph.backend import gpu_available, to_numpy
+    from dgraph.emv import fuse, program
+
+    if backend == "cupy" and not gpu_available():
+        pytest.skip("no usable CUDA GPU / CuPy")
+
+    @emv.edge_list
+    def send(v, edges):
+        edges.send(emv.where(v.x > 0.7, v.x * float("nan"), v.x))
+
+    @emv.vertex
+    def keep(v, msg):
+        v.got = emv.where(v.received, msg, -5.0)
+        v.n = v.n + v.received.astype("i8")
+        v.set_active(v.received & (v.n < 2))
+
+    rng = np.random.default_rng(6)
+    G = dgraph.from_edges(rng.integers(0, 60, 400), rng.integers(0, 60, 400), num_vertices=60, directed=True)
+    init = {"x": rng.random(60)}
+    runs = []
+    for share, fused_min in ((2.0, 0), (0.0, 0), (2.0, 1 << 30), (0.0, 1 << 30)):
+        monkeypatch.setattr(program, "SPARSE_SHARE", share)
+        monkeypatch.setattr(fuse, "FUSE_MIN", fused_min)
+        prog = emv.Program({"x": "f8", "got": "f8", "n": "i8"}, combiner=combiner, steps=[send, keep],
+                           max_iterations=3)
+        r = prog.run(G.to(backend), init=init, active=list(range(0, 60, 3)))
+        runs.append({c: to_numpy(r.raw(c)) for c in ("got", "n")})
+    assert not np.isnan(runs[0]["got"]).any()
+    for other in runs[1:]:
+        for c in ("got", "n"):
+            np.testing.assert_array_equal(other[c], runs[0][c], err_msg=c)

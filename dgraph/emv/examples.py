@@ -1,7 +1,9 @@
 """Algorithms written in the EMV model: Medusa's evaluation set.
 
-Each ``*_program`` returns an :class:`~dgraph.emv.Program`; each plain function runs it and returns a
-Result, like the built-in algorithm it is tested against:
+Each ``*_program`` returns an :class:`~dgraph.emv.Program` (built once per argument set and reused:
+tracing the steps and compiling their kernels is per Program, as a user who builds a program once
+and runs it many times would have it); each plain function runs it and returns a Result, like the
+built-in algorithm it is tested against:
 
 - :func:`pagerank`: ELIST sends rank / out-degree, VERTEX applies the Graphalytics rule (the rank of
   dangling vertices spread evenly: an aggregator), so it equals :func:`dgraph.pagerank`.
@@ -13,6 +15,8 @@ Result, like the built-in algorithm it is tested against:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..errors import InputError
@@ -23,6 +27,7 @@ from .trace import where
 INF = float("inf")
 
 
+@functools.lru_cache(maxsize=32)
 def pagerank_program(damping=0.85, iterations=30):
     d = float(damping)
 
@@ -45,6 +50,7 @@ def pagerank(G, damping=0.85, iterations=30, **run):
     return pagerank_program(damping, iterations).run(G, init={"rank": 1.0 / n if n else 0.0}, **run)
 
 
+@functools.lru_cache(maxsize=32)
 def bfs_program(queue=True):
     if queue:
         @edge_list
@@ -79,6 +85,7 @@ def bfs(G, source, queue=True, **run):
     return prog.run(G, init={"depth": {source: 0}}, active=[source] if queue else None, **run)
 
 
+@functools.lru_cache(maxsize=32)
 def sssp_program(queue=True):
     if queue:
         @edge_list
@@ -112,6 +119,7 @@ def sssp(G, source, queue=True, **run):
     return sssp_program(queue).run(G, init={"dist": {source: 0.0}}, active=[source] if queue else None, **run)
 
 
+@functools.lru_cache(maxsize=32)
 def matching_program():
     """Anderson et al.'s randomized maximal bipartite matching, three sends an iteration.
 

@@ -159,9 +159,10 @@ class _C:
 class _Gen:
     """Scalar source for traced expressions; every node computed once (a local per node)."""
 
-    def __init__(self, leaf_code, dialect=_Python):
+    def __init__(self, leaf_code, dialect=_Python, prefix="_e"):
         self.leaf_code = leaf_code  # key -> (source, kind), or raises Unfusable
         self.d = dialect
+        self.prefix = prefix        # of the locals' names (several generators may share one kernel)
         self.lines = []
         self.done = {}
         self.hoisted = []           # (expr, kind): the scalar subexpressions, arguments H0, H1, ...
@@ -191,7 +192,7 @@ class _Gen:
             src, kind = self.leaf_code(e.args)
         else:
             src, kind = self._node(e)
-        name = f"_e{len(self.done)}"
+        name = f"{self.prefix}{len(self.done)}"
         self.lines.append(self.d.local(name, kind, src))
         self.done[id(e)] = (name, kind)
         return name, kind
@@ -380,19 +381,23 @@ typedef {mtype} M;
 typedef {ltype} LT;
 typedef {dtype} DT;
 // mode 0: vertices 0..nv-1 (messages where i < nmout); 1: vertex idx[k] with message mout[k];
-// 2: the vertices i < nv with mcnt[i] > 0.  ctl: [0] vertices newly marked active (appended to
-// queue), [1] their out-edges, [2] an owned vertex voted to continue.  Every thread of a block
-// reaches the end (no early return): the queue append is one atomic a block (block_reserve).
+// 2: the vertices i < nv with mcnt[i] > 0, which, with ``reset``, puts back the identity and a zero
+// count where it read them (the send's dense buffers stay clean for the next push).  ctl: [0]
+// vertices newly marked active (appended to queue, their degrees to qdeg), [1] their out-edges,
+// [2] owned vertices that voted to continue (a running count: never reset).  Every thread of a
+// block reaches the end (no early return): the queue append and the counts are one atomic a block.
 extern "C" __global__ void vertex_step(int mode, long long nv, const long long* idx, long long nidx,
-                                       const M* mout, long long nmout, const int* mcnt, long long nmcnt,
-                                       M ident, long long own, bool* marks, const LT* L, const DT* deg,
-                                       unsigned long long* ctl, long long* queue{args}) {{
+                                       M* mout, long long nmout, int* mcnt, long long nmcnt,
+                                       M ident, int reset, long long own, bool* marks, const LT* L,
+                                       const DT* deg, unsigned long long* ctl, long long* queue,
+                                       long long* qdeg{args}) {{
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     bool live = k < (mode == 1 ? nidx : nv);
     long long i = 0;
     M msg = ident;
     bool received = false;
     bool newly = false;
+    bool go = false;
     if (live) {{
         if (mode == 1) {{
             i = idx[k];
@@ -408,6 +413,7 @@ extern "C" __global__ void vertex_step(int mode, long long nv, const long long* 
     }}
     if (live) {{
 {body}
+        if (reset) {{ mout[i] = ident; mcnt[i] = 0; }}
     }}
 {tail}
 }}
@@ -427,21 +433,20 @@ def cuda_vertex_kernel(t, field_kinds, message_kind, id_kind, degree_kind):
     return CudaStep(plan, {f: field_kinds[f] for f in plan[0]}, message_kind)
 
 
-class CudaStep:
-    """A VERTEX step as CUDA source; :meth:`kernel` builds it for its aggregates' places (a host
-    value, or a one-value device array: an aggregate kept on the device).  ``checks``: its scalar
-    subexpressions, with whether they read an aggregate (:meth:`host_check`)."""
+class ScalarChecks:
+    """The scalar subexpressions a CUDA kernel computes inline (graph sizes, aggregates), evaluated
+    on the host first: where one raises in Python (the vectorized path's arithmetic, e.g. an integer
+    ``1 / 0``), the caller takes the vectorized path, which then raises as it always did."""
 
-    def __init__(self, plan, kinds, message_kind):
-        self.fields, self.gen, self.writes, self.act, self.halt, self.aggs = plan
-        self.checks = [(e, _reads_agg(e)) for e, _ in self.gen.hoisted]
-        self.kinds, self.message_kind = kinds, message_kind
-        self._kernels = {}
+    def __init__(self, hoisted):
+        self.checks = [(e, _reads_agg(e)) for e, _ in hoisted]
         self._graph_ok = {}
 
-    def host_check(self, env, aggs_on_host):
-        """False where a scalar subexpression raises in Python (the vectorized path's arithmetic:
-        it then runs, and raises); those reading a device aggregate compute as CuPy, as here."""
+    def __bool__(self):
+        return bool(self.checks)
+
+    def ok(self, env, aggs_on_host=True):
+        """False where one raises; those reading a device aggregate compute as CuPy, as the kernel."""
         for e, has_agg in self.checks:
             if has_agg and not aggs_on_host:
                 continue
@@ -460,38 +465,61 @@ class CudaStep:
                 return False
         return True
 
+
+class CudaStep:
+    """A VERTEX step as CUDA source; :meth:`kernel` builds it for its aggregates' places (a host
+    value, or a one-value device array: an aggregate kept on the device).  ``checks``: its scalar
+    subexpressions (:class:`ScalarChecks`)."""
+
+    def __init__(self, plan, kinds, message_kind):
+        self.fields, self.gen, self.writes, self.act, self.halt, self.aggs = plan
+        self.checks = ScalarChecks(self.gen.hoisted)
+        self.kinds, self.message_kind = kinds, message_kind
+        self._kernels = {}
+
+    def host_check(self, env, aggs_on_host):
+        return self.checks.ok(env, aggs_on_host)
+
     def kernel(self, on_device, L_dtype, deg_dtype):
-        from ..backend.gpu_kernels import COMMON, compiled  # noqa: PLC0415
-        from .kernels import _CTYPES  # noqa: PLC0415
+        from ..backend.gpu_kernels import compiled  # noqa: PLC0415
 
         key = (on_device, str(L_dtype), str(deg_dtype))
         if key not in self._kernels:
-            ct = _C.CTYPE
-            args = [f"{ct[self.kinds[f]]}* F{j}" for j, f in enumerate(self.fields)] + ["long long NV", "long long NE"]
-            loads = []
-            for j, dev in enumerate(on_device):
-                if dev:
-                    args.append(f"const double* A{j}p")
-                    loads.append(f"double A{j} = A{j}p[0];")
-                else:
-                    args.append(f"double A{j}")
-            body = loads + list(self.gen.lines)
-            body += [f"F{self.fields.index(f)}[i] = {src};" for f, src in self.writes.items()]
-            if self.act is not None:
-                body += [f"if ({self.act} && !marks[i]) {{", "    marks[i] = true;", "    newly = true;", "}"]
-                tail = ["    unsigned long long slot = block_reserve(newly, ctl);",
-                        "    if (newly) queue[slot] = i;",
-                        "    block_add(newly ? (long long)deg[i] : 0, ctl + 1);"]
-            else:
-                tail = ["    (void)newly;"]
-            if self.halt is not None:
-                body += [f"if (i < own && !{self.halt}) ctl[2] = 1ULL;"]
-            src = COMMON + _CUDA_TEMPLATE.format(mtype=ct[self.message_kind], ltype=_CTYPES[str(L_dtype)],
-                                                 dtype=_CTYPES[str(deg_dtype)], args="".join(", " + a for a in args),
-                                                 body="\n".join("        " + line for line in body),
-                                                 tail="\n".join(tail))
-            self._kernels[key] = compiled(src, "--fmad=false").get_function("vertex_step")
+            self._kernels[key] = compiled(self.source(*key), "--fmad=false").get_function("vertex_step")
         return self._kernels[key]
+
+    def source(self, on_device, L_dtype, deg_dtype):
+        """The CUDA source for aggregates at ``on_device`` (per aggregate: a device value or not)."""
+        from ..backend.gpu_kernels import COMMON  # noqa: PLC0415
+        from .kernels import _CTYPES  # noqa: PLC0415
+
+        ct = _C.CTYPE
+        args = [f"{ct[self.kinds[f]]}* F{j}" for j, f in enumerate(self.fields)] + ["long long NV", "long long NE"]
+        loads = []
+        for j, dev in enumerate(on_device):
+            if dev:
+                args.append(f"const double* A{j}p")
+                loads.append(f"double A{j} = A{j}p[0];")
+            else:
+                args.append(f"double A{j}")
+        body = loads + list(self.gen.lines)
+        body += [f"F{self.fields.index(f)}[i] = {src};" for f, src in self.writes.items()]
+        if self.act is not None:
+            body += [f"if ({self.act} && !marks[i]) {{", "    marks[i] = true;", "    newly = true;", "}"]
+            tail = ["    unsigned long long slot = block_reserve(newly, ctl);",
+                    "    if (newly) { queue[slot] = i; qdeg[slot] = (long long)deg[i]; }",
+                    "    block_add(newly ? (long long)deg[i] : 0, ctl + 1);"]
+        else:
+            tail = ["    (void)newly;"]
+        if self.halt is not None:
+            body += [f"go = i < own && !{self.halt};"]
+            tail += ["    block_add(go ? 1 : 0, ctl + 2);"]
+        else:
+            tail += ["    (void)go;"]
+        return COMMON + _CUDA_TEMPLATE.format(mtype=ct[self.message_kind], ltype=_CTYPES[str(L_dtype)],
+                                              dtype=_CTYPES[str(deg_dtype)], args="".join(", " + a for a in args),
+                                              body="\n".join("        " + line for line in body),
+                                              tail="\n".join(tail))
 
 
 class FusedStep:

@@ -132,7 +132,7 @@ def _best_sent_cpu(x, hmask, use_mask, op, identity):
 
 
 @_jit
-def _push_reduce_cpu(heads, hptr, slot, use_slot, tail, ebound, x, op, out, seen, touched):
+def _push_reduce_cpu(heads, hptr, slot, use_slot, tail, ebound, x, op, ident, out, seen, touched):
     k = 0
     for i in range(len(heads)):
         h = heads[i]
@@ -149,7 +149,7 @@ def _push_reduce_cpu(heads, hptr, slot, use_slot, tail, ebound, x, op, out, seen
                 seen[t] = True
                 touched[k] = t
                 k += 1
-                out[t] = v
+                out[t] = _comb(ident, v, op)  # from the identity, as every combine: a NaN min / max message is dropped
             else:
                 out[t] = _comb(out[t], v, op)
     return k
@@ -161,10 +161,38 @@ _CTYPES = {"float64": "double", "float32": "float", "int64": "long long", "int32
            "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "uint32": "unsigned int",
            "uint64": "unsigned long long"}
 
-_GPU_SRC = r"""
+#: comb (OP: 0 sum, 1 min, 2 max) and its atomic twin for min/max, over T: shared by these kernels
+#: and the compiled sends (:mod:`.device_send`)
+COMB_SRC = r"""
 __device__ __forceinline__ void comb(T& acc, T v) {
     if (OP == 0) acc += v; else if (OP == 1) { if (v < acc) acc = v; } else { if (v > acc) acc = v; }
 }
+template <typename U> __device__ __forceinline__ void atomic_comb(U*, U) {}  // other T: never launched
+__device__ __forceinline__ void atomic_comb(long long* a, long long v) {
+    if (OP == 1) atomicMin(a, v); else atomicMax(a, v);
+}
+__device__ __forceinline__ void atomic_comb(int* a, int v) { if (OP == 1) atomicMin(a, v); else atomicMax(a, v); }
+__device__ __forceinline__ void atomic_comb(double* a, double v) {
+    unsigned long long* p = (unsigned long long*)a;
+    unsigned long long old = *p;
+    while (OP == 1 ? v < __longlong_as_double(old) : v > __longlong_as_double(old)) {
+        unsigned long long prev = atomicCAS(p, old, (unsigned long long)__double_as_longlong(v));
+        if (prev == old) break;
+        old = prev;
+    }
+}
+__device__ __forceinline__ void atomic_comb(float* a, float v) {
+    unsigned int* p = (unsigned int*)a;
+    unsigned int old = *p;
+    while (OP == 1 ? v < __uint_as_float(old) : v > __uint_as_float(old)) {
+        unsigned int prev = atomicCAS(p, old, __float_as_uint(v));
+        if (prev == old) break;
+        old = prev;
+    }
+}
+"""
+
+_GPU_SRC = COMB_SRC + r"""
 extern "C" __global__ void seg_reduce(const long long* indptr, const T* vals, const bool* valid, int use_valid,
                                       T identity, T* out, int* counts, long long n) {
     long long t = blockDim.x * (long long)blockIdx.x + threadIdx.x;
@@ -224,29 +252,6 @@ extern "C" __global__ void gather_reduce(const long long* indptr, const IDX* ind
 // head found by a binary search of the heads' scanned degrees: a hub's edges spread over the whole
 // grid), each message combined into its tail with an atomic min or max (exact in any order).
 // cnt[t] becomes 1 at the tail's first message; ctl[3] counts the owned tails reached.
-template <typename U> __device__ __forceinline__ void atomic_comb(U*, U) {}  // other T: never launched
-__device__ __forceinline__ void atomic_comb(long long* a, long long v) {
-    if (OP == 1) atomicMin(a, v); else atomicMax(a, v);
-}
-__device__ __forceinline__ void atomic_comb(int* a, int v) { if (OP == 1) atomicMin(a, v); else atomicMax(a, v); }
-__device__ __forceinline__ void atomic_comb(double* a, double v) {
-    unsigned long long* p = (unsigned long long*)a;
-    unsigned long long old = *p;
-    while (OP == 1 ? v < __longlong_as_double(old) : v > __longlong_as_double(old)) {
-        unsigned long long prev = atomicCAS(p, old, (unsigned long long)__double_as_longlong(v));
-        if (prev == old) break;
-        old = prev;
-    }
-}
-__device__ __forceinline__ void atomic_comb(float* a, float v) {
-    unsigned int* p = (unsigned int*)a;
-    unsigned int old = *p;
-    while (OP == 1 ? v < __uint_as_float(old) : v > __uint_as_float(old)) {
-        unsigned int prev = atomicCAS(p, old, __float_as_uint(v));
-        if (prev == old) break;
-        old = prev;
-    }
-}
 extern "C" __global__ void push_combine(const long long* heads, const long long* scanned, long long nh,
                                         long long total, const long long* indptr, const IDX* indices,
                                         const T* x, const bool* hkeep, int use_hkeep, const bool* tmask,
@@ -442,7 +447,8 @@ def push_reduce(xp, combiner, heads, index, x, ebound, scratch):
     if xp is np and combiner.op is not None:
         out, seen, touched = scratch
         use = slot is not None
-        k = _push_reduce_cpu(heads, hptr, slot if use else hptr, use, tail, ebound, x, combiner.op, out, seen,
+        k = _push_reduce_cpu(heads, hptr, slot if use else hptr, use, tail, ebound, x, combiner.op,
+                             x.dtype.type(combiner.identity), out, seen,
                              touched)
         tails = touched[:k].copy()  # no sort: nothing downstream depends on the order (64K: 2.4 ms)
         seen[tails] = False
@@ -464,6 +470,10 @@ def scatter_combine(xp, combiner, t, vals):
     tails = xp.unique(t)
     at = xp.searchsorted(tails, t)
     out = xp.full(len(tails), combiner.identity, dtype=vals.dtype)
+    if combiner.op in (1, 2) and vals.dtype.kind == "f":
+        # every other combine compares from the identity, so a NaN min / max message is dropped
+        # (the tail still received it); the order-preserving keys of scatter_min/max would rank it
+        vals = xp.where(xp.isnan(vals), vals.dtype.type(combiner.identity), vals)
     if combiner.op == 0:
         xp.add.at(out, at, vals)
     elif combiner.op == 1:

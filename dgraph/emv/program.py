@@ -37,22 +37,11 @@ from ..errors import EMVError
 from . import fuse, kernels
 from .api import SENDS, trace
 from .frame import build_field, init_specs, parse_combiner, parse_message, parse_state
-from .trace import Expr, evaluate, leaves
+from .trace import Expr, evaluate, factors, leaves, roles
 
 ACTIVE = "__active__"
 #: queue mode walks the active heads' edges when they are fewer than this share of the buffer
 SPARSE_SHARE = 1 / 16
-
-
-def _roles(expr):
-    return {k[0] for k in leaves(expr)}
-
-
-def _factors(cond):
-    """A condition split at its ``&``: the conjunction's factors."""
-    if isinstance(cond, Expr) and cond.op == "and":
-        return _factors(cond.args[0]) + _factors(cond.args[1])
-    return [cond]
 
 
 class SendPlan:
@@ -63,10 +52,10 @@ class SendPlan:
         self.value = value
         self.materialize = materialize  # a MESSAGE or MLIST step reads the buffer before the next send
         head_cond, tail_cond, mixed = [], [], []
-        for f in ([] if cond is None else _factors(cond)):
-            r = _roles(f)
+        for f in ([] if cond is None else factors(cond)):
+            r = roles(f)
             (head_cond if r <= {"head", "graph"} else tail_cond if r <= {"tail", "graph"} else mixed).append(f)
-        self.fused = not materialize and not mixed and _roles(value) <= {"head", "graph"}
+        self.fused = not materialize and not mixed and roles(value) <= {"head", "graph"}
         self.cond = cond
         self.head_cond = _conj(head_cond)
         self.tail_cond = _conj(tail_cond)
@@ -275,20 +264,22 @@ class EMVRun(BaseProgram):
         S.valid = lay.hops
         L = None if lay.whole else lay.L  # one partition: local ids are global ids, no gather
         S.fields = {f.name: build_field(xp, self.specs[f.name], f, L, self.n) for f in self.prog.fields}
+        if xp is not np and lay.whole and fuse.enabled():
+            from .device import Device  # noqa: PLC0415
+
+            S.dev = Device.take(lay, self.prog.message)
         if self.prog.queue:
-            S.marks = xp.ones(lay.size, dtype=bool)
-            if self.active0 is not None:
+            if self.active0 is None:
+                S.marks = xp.ones(lay.size, dtype=bool)
+            elif S.dev is not None:  # marked and queued on the device: the first send reads the queue
+                S.marks = xp.zeros(lay.size, dtype=bool)
+                S.dev.seed(np.unique(self.active0), S.marks, lay.degree)
+            else:
                 m = xp.zeros(self.n, dtype=bool)
                 m[xp.asarray(self.active0)] = True
                 S.marks = m if L is None else m[L]
         if self.prog.has_aggs:
             self._initial_aggs(shard, S)
-        if xp is not np and lay.whole and fuse.enabled():
-            from .device import Device  # noqa: PLC0415
-
-            S.dev = Device(lay.size, self.prog.message)
-            if self.prog.queue and self.active0 is not None:
-                S.dev.seed(S.marks, lay.degree)
 
     def _initial_aggs(self, shard, S):
         """The aggregates of the first iteration: every partition evaluates them over all vertices."""
@@ -497,6 +488,9 @@ class EMVRun(BaseProgram):
             return {f.name: shard.xp.full(shard.num_rows, f.default, dtype=f.dtype) for f in self.prog.fields
                     if f.name in self.prog.outputs}
         own = S.layout.owned
+        if S.dev is not None:
+            S.dev.release(S.layout)
+            S.dev = None
         return {f: S.fields[f][:own] for f in self.names_out()}
 
     def names_out(self):
@@ -577,6 +571,10 @@ class EMVRun(BaseProgram):
         return lay.hb[h], lay.hb[h - 1], lay.eb[h - 1]
 
     def _send(self, shard, S, i):
+        if S.dev is not None:
+            S.dev.pending = False  # set again by the device sends that leave their messages in its buffers
+            if self._device_send(S, i):
+                return
         xp = shard.xp
         prog = self.prog
         plan = prog.plans[i]
@@ -675,11 +673,10 @@ class EMVRun(BaseProgram):
         """Queue mode on one whole CuPy shard, min/max: the heads' edges combined with atomics into
         dense buffers (:func:`.kernels.push_combine`), read by the VERTEX step as a prefix."""
         xp, lay, dev, comb = S.layout.xp, S.layout, S.dev, self.prog.combiner
-        scanned = xp.cumsum(lay.degree[heads], dtype=np.int64)
-        total = queued[1] if queued is not None else (int(scanned[-1]) if len(heads) else 0)
+        scanned = xp.cumsum(lay.degree[heads] if queued is None else queued[1], dtype=np.int64)
+        total = queued[2] if queued is not None else (int(scanned[-1]) if len(heads) else 0)
         out, cnt = dev.out[:nt], dev.cnt[:nt]
-        out.fill(comb.identity)
-        cnt.fill(0)
+        self._clean_buffers(dev)
         tmask = None
         if plan.tail_cond is not None:
             tmask = _full(xp, evaluate(plan.tail_cond, self._vertex_env(S, slice(0, nt), role="tail"), xp), nt, bool)
@@ -687,7 +684,62 @@ class EMVRun(BaseProgram):
         if total:
             kernels.push_combine(comb, heads.astype(np.int64, copy=False), scanned, total, lay.csr[0], lay.csr[1],
                                  xp.ascontiguousarray(x), keep, tmask, out, cnt, dev.ctl, lay.owned, dev.none_bool)
+        dev.clean, dev.pending = False, True
         S.recv = ("prefix", out, cnt)
+
+    def _clean_buffers(self, dev):
+        """The device's dense combine buffers at the identity and zero counts (a push writes only
+        where messages arrive); a fill only where the last VERTEX kernel did not put them back."""
+        if not dev.clean:
+            dev.out.fill(self.prog.combiner.identity)
+            dev.cnt.fill(0)
+            dev.clean = True
+
+    def _device_send(self, S, i):
+        """Send ``i`` on one whole CuPy shard compiled into the combining kernels (:mod:`.device_send`):
+        a push from the queued heads where they are few, else a gather over every tail; False where
+        it does not compile (min/max combiners, the leaves and operations the kernels take), and the
+        array path runs."""
+        from . import device_send  # noqa: PLC0415
+
+        prog, lay, dev = self.prog, S.layout, S.dev
+        comb = prog.combiner
+        if prog.plans[i].materialize or comb.op not in (1, 2) or lay.size < fuse.FUSE_MIN:
+            return False
+        send = dev.sends.get(i, False)
+        if send is False:
+            key = ("cuda-send", i, tuple((f, S.fields[f].dtype) for f in prog.names), lay.L.dtype, lay.degree.dtype,
+                   None if lay.weights is None else lay.weights.dtype)
+            if key not in prog.fused:
+                prog.fused[key] = device_send.compile_send(prog.traced[i].send, comb.op,
+                                                           *device_send.send_kinds(S.fields, lay, prog.message))
+            send = dev.sends[i] = prog.fused[key]
+        if send is None or (send.checks and not send.checks.ok(self._scalar_env(S, i))):
+            return False
+        xp, n, m = lay.xp, self.n, self.num_edges
+        S.buf = None
+        if prog.queue:
+            queued = dev.heads()
+            if queued is None:  # marks set off the queue (a VERTEX step on the array path): scan them
+                heads = xp.flatnonzero(S.marks)
+                qdeg = lay.degree[heads].astype(np.int64)
+                edges = int(qdeg.sum()) if len(heads) else 0
+            else:
+                heads, qdeg, edges = queued
+            if send.pushes and len(heads) <= int(lay.size * SPARSE_SHARE) and edges < lay.num_slots * SPARSE_SHARE:
+                dev.start_send(reset_in_kernel=True)
+                self._clean_buffers(dev)
+                send.push(S, heads, xp.cumsum(qdeg, dtype=np.int64), edges, n, m)  # clears the heads' marks
+            else:
+                act = S.marks
+                S.marks, S.spare = self._cleared(S.spare, lay.size, xp), S.marks
+                dev.start_send(reset_in_kernel=True)
+                send.gather(S, act, comb.identity, n, m)
+        else:
+            send.gather(S, None, comb.identity, n, m)
+        dev.clean, dev.pending, dev.touched = False, True, True
+        S.recv = ("prefix", dev.out[: lay.size], dev.cnt[: lay.size])
+        return True
 
     def _device_row_sum(self, S, x):
         """Sum of x over every tail's in-edges, no masks (PageRank's send), on one whole CuPy shard:
@@ -701,6 +753,7 @@ class EMVRun(BaseProgram):
             S.dev.rowsum = (gpu_kernels.RowSumPlan(lay.cindptr), counts, int(xp.count_nonzero(counts[: lay.owned])))
         plan, counts, receivers = S.dev.rowsum
         out = S.dev.out[: lay.size]  # the message is float64 here; a sum send never pushes (min/max only)
+        S.dev.clean, S.dev.pending = False, False
         gpu_kernels.gather_row_sum(lay.cindptr, lay.cindices, x, out, plan)
         S.sent += receivers
         return ("prefix", out, counts)
@@ -723,7 +776,7 @@ class EMVRun(BaseProgram):
         if hmask is None or ns == 0:
             return None
         if queued is not None:
-            heads, edges = queued
+            heads, _, edges = queued
             return heads if len(heads) <= int(lay.size * SPARSE_SHARE) and edges < ns * SPARSE_SHARE else None
         scratch = self._scratch(S, lay.xp)
         return kernels.active_heads(lay.xp, hmask, lay.push_index()[0], int(lay.size * SPARSE_SHARE),
@@ -783,7 +836,7 @@ class EMVRun(BaseProgram):
         prog = self.prog
         nv = lay.size if lay.whole else lay.hb[S.valid]
         recv = self._combined(S)
-        if nv >= fuse.FUSE_MIN and (self._fused_vertex(S, si, t, recv, nv) if xp is np else
+        if nv >= fuse.FUSE_MIN and fuse.enabled() and (self._fused_vertex(S, si, t, recv, nv) if xp is np else
                                     S.dev is not None and self._device_vertex(S, si, t, recv, nv)):
             return
         if S.dev is not None and t.active is not None:
@@ -909,15 +962,19 @@ class EMVRun(BaseProgram):
             return False
         mode, idx, mout, mcnt = inputs
         items = len(idx) if mode == 1 else nv
+        # the last reader of the send's dense buffers (a send comes next) puts back what it read
+        reset = mode == 2 and dev.pending and nv == lay.size and prog.traced[(si + 1) % len(prog.traced)].kind in SENDS
         if items:
             kern = step.kernel(on_device, lay.L.dtype, lay.degree.dtype)
             kern(((items + 255) // 256,), (256,),
                  (np.int32(mode), np.int64(nv), idx, np.int64(len(idx)), cp.ascontiguousarray(mout.astype(mdt, copy=False)),
                   np.int64(0 if mout is dev.none_msg else len(mout)), mcnt.astype(np.int32, copy=False),
                   np.int64(0 if mcnt is dev.none_i32 else len(mcnt)), mdt.type(prog.combiner.identity),
-                  np.int64(lay.owned), S.marks if S.marks is not None else dev.none_bool, lay.L, lay.degree, dev.ctl,
-                  dev.queue, *(S.fields[f] for f in step.fields), np.int64(self.n), np.int64(self.num_edges),
-                  *(v if d else np.float64(v) for v, d in zip(aggs, on_device))))
+                  np.int32(reset), np.int64(lay.owned), S.marks if S.marks is not None else dev.none_bool, lay.L,
+                  lay.degree, dev.ctl, dev.queue, dev.qdeg, *(S.fields[f] for f in step.fields), np.int64(self.n),
+                  np.int64(self.num_edges), *(v if d else np.float64(v) for v, d in zip(aggs, on_device))))
+        if reset and items:
+            dev.clean, dev.pending = True, False
         if t.active is not None or t.halt is not None:
             dev.touched = True
         if t.active is not None:

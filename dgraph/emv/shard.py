@@ -35,6 +35,7 @@ class Layout:
         self._etail = None
         self._heads = None
         self.csr = None               # one partition: the graph's (indptr, indices), a head-major index
+        self.csr_weights = None       # and its edge weights in that order
         self.send_local = None        # owned local ids whose values others replicate
         self.send_ids = None          # their global ids
         self.recv = {}                # source partition -> (local positions, mask of the values kept)
@@ -102,6 +103,7 @@ def whole_layout(shard):
     L = xp.arange(n, dtype=shard.indices.dtype)
     lay = Layout(xp, L, [n, n], cindptr.astype(np.int64, copy=False), cindices, weights, shard.degree, True)
     lay.csr = (shard.indptr.astype(np.int64, copy=False), shard.indices)
+    lay.csr_weights = shard.weights
     return lay
 
 

@@ -188,6 +188,18 @@ def leaves(expr, out=None):
     return out
 
 
+def roles(expr):
+    """The roles whose leaves ``expr`` reads ('head', 'tail', 'edge', 'graph', 'v', 'msg', ...)."""
+    return {k[0] for k in leaves(expr)}
+
+
+def factors(cond):
+    """A condition split at its ``&``: the conjunction's factors."""
+    if isinstance(cond, Expr) and cond.op == "and":
+        return factors(cond.args[0]) + factors(cond.args[1])
+    return [cond]
+
+
 def evaluate(expr, env, xp, memo=None):
     """The array value of ``expr``; ``env(key)`` gives a leaf's array (or scalar)."""
     memo = {} if memo is None else memo
