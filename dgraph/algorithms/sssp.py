@@ -527,7 +527,18 @@ def weight_summary(shard):
 
 
 def _graph_summary(G):
-    """weight_summary over a Graph or a PartitionedGraph (a tiny task per shard when distributed)."""
+    """weight_summary over a Graph or a PartitionedGraph (a tiny task per shard when distributed);
+    kept on the graph, whose arrays do not change (like its CSC): two reductions and their reads
+    over every weight were 0.2-0.3 ms of each GPU run on rmat20."""
+    cache = getattr(G, "__dict__", None)
+    if cache is None:
+        return _summarize(G)
+    if "_sssp_weight_summary" not in cache:
+        cache["_sssp_weight_summary"] = _summarize(G)
+    return cache["_sssp_weight_summary"]
+
+
+def _summarize(G):
     from ..graph import Graph  # noqa: PLC0415
     from ..partition.partitioned import PartitionedGraph  # noqa: PLC0415
     from ..partition.shard import whole_graph_shard  # noqa: PLC0415

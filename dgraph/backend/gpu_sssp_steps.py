@@ -349,7 +349,9 @@ def run(indptr, indices, w, dist, hops, pending, frontier, pile, bound, delta, m
     max_steps = max(1, min(int(max_steps), MAX_STEPS))
     tv, th, tb = scratch.ties(max(1, min(len(indices), max(n, TIE_CAP))))
     bufs.rec[: REC * max_steps].fill(0)
-    scratch.seen.fill(0)  # the host path's last relaxation leaves its dedupe bits set
+    if not scratch.seen_clean:  # a host-path relaxation without its split left dedupe bits set
+        scratch.seen.fill(0)
+    scratch.seen_clean = False  # the launch may stop with bits set
     weighted = w is not None
     args = (indptr, indices, w if weighted else dist, cp.int32(weighted), dist.view(cp.uint64), hops,
             pending.view(cp.uint8), scratch.seen, scratch.out, tv, th, tb, cp.int64(min(len(tv), TIE_LIMIT)), *a, *b, pa, pb,
