@@ -263,3 +263,43 @@ def test_compiled_send_scalar_error_as_vectorized(fused):
     prog = emv.Program({"x": "f8"}, message="f8", combiner="max", steps=[send, keep], max_iterations=2)
     with pytest.raises(ZeroDivisionError):
         prog.run(G)
+
+
+def test_pooled_buffers_across_programs_with_other_identities(fused, monkeypatch):
+    """A run's device buffers go to the next run on the same graph: a max program after a min one
+    (same message dtype, other identity) must not push into buffers left at +inf."""
+    monkeypatch.setattr(program, "SPARSE_SHARE", 2.0)
+
+    def make(comb):
+        @emv.edge_list
+        def send(v, edges):
+            edges.send(v.x + 1.0)
+
+        @emv.vertex
+        def keep(v, msg):
+            changed = v.received & (msg != v.x)
+            v.x = emv.where(v.received, msg, v.x)
+            v.set_active(changed & (v.x < 6.0) & (v.x > -6.0))
+
+        return emv.Program({"x": "f8"}, message="f8", combiner=comb, steps=[send, keep], max_iterations=4)
+
+    G = dgraph.generate("rmat", scale=8, seed=3)
+    Gc = G.to("cupy")
+    init = {"x": np.random.default_rng(2).random(G.num_vertices)}
+    src = list(range(0, G.num_vertices, 7))
+    for comb in ("min", "max", "min", "max"):
+        got = to_numpy(make(comb).run(Gc, init=init, active=src).raw("x"))
+        want = _plain(monkeypatch, lambda c=comb: make(c), lambda p: p.run(Gc, init=init, active=src))
+        np.testing.assert_array_equal(got, to_numpy(want.raw("x")), err_msg=comb)
+
+
+def test_weight_dtype_the_kernels_do_not_take(fused):
+    """float16 weights: a send that does not read them still compiles (a placeholder), one that does
+    keeps the vectorized path; both give the built-ins' answers."""
+    rng = np.random.default_rng(8)
+    src, dst = rng.integers(0, 300, 2000), rng.integers(0, 300, 2000)
+    w = rng.random(2000).astype(np.float16)
+    G = dgraph.from_edges(src, dst, weights=w, num_vertices=300)
+    Gc = G.to("cupy")
+    np.testing.assert_array_equal(to_numpy(ex.bfs(Gc, 0).raw("depth")), dgraph.bfs(G, 0).depth)
+    np.testing.assert_array_equal(to_numpy(ex.sssp(Gc, 0).raw("dist")), to_numpy(ex.sssp(G, 0).raw("dist")))

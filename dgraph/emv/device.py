@@ -20,7 +20,8 @@ the next send's list of active heads, so a queue-mode send needs no scan of the 
 
 The sends combine into two dense buffers, ``out`` and ``cnt``.  A push needs them clean (the
 identity, zero counts) and writes only where messages arrive; a VERTEX kernel that reads them in
-queue mode puts the identity back where it read (``clean``), so no buffer fill runs per send.
+queue mode puts the identity back where it read (``clean``: which identity), so no buffer fill
+runs per send.
 Only one partition (every vertex local, no replica refresh) takes this path.
 """
 
@@ -82,7 +83,7 @@ class Device:
         self.qdegs = (cp.empty(m, dtype=cp.int64), cp.empty(m, dtype=cp.int64))
         self.out = cp.empty(m, dtype=message_dtype)  # a send's dense combine buffers
         self.cnt = cp.empty(m, dtype=cp.int32)
-        self.clean = False          # out holds the identity and cnt zeros everywhere (what a push needs)
+        self.clean = None           # the identity out holds everywhere, cnt zeros (what a push needs); None: not clean
         self.best = cp.empty(1, dtype=message_dtype)  # a gather's early-exit bound
         self.rowsum = None          # PageRank-like sends: the row-sum plan, in-degrees, receivers
         self.none_i64 = cp.empty(1, dtype=cp.int64)  # placeholders for arguments a mode does not read

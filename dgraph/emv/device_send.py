@@ -239,16 +239,19 @@ def compile_send(send, op, field_kinds, message_kind, id_kind, degree_kind, weig
     except Unfusable:
         return None
     blocks = [tail, edge] + ([bound[0]] if bound else [])
+    reads_weight = any("edge" in roles(e) for e in [value, *parts])
     return CudaSend(op, message_kind, {f: field_kinds[f] for f in used}, used, tail, tail_ok, edge, edge_ok, msg,
-                    bound, ScalarChecks([h for b in blocks for h in b.gen.hoisted]))
+                    bound, ScalarChecks([h for b in blocks for h in b.gen.hoisted]), reads_weight)
 
 
 class CudaSend:
     """A compiled send: :meth:`push` (queue mode, from the queued heads) and :meth:`gather` (every
     tail), both into the device's dense buffers.  ``checks``: as :class:`.fuse.ScalarChecks`."""
 
-    def __init__(self, op, message_kind, kinds, fields, tail, tail_ok, edge, edge_ok, msg, bound, checks):
+    def __init__(self, op, message_kind, kinds, fields, tail, tail_ok, edge, edge_ok, msg, bound, checks,
+                 reads_weight):
         self.op, self.message_kind, self.kinds, self.fields = op, message_kind, kinds, fields
+        self.reads_weight = reads_weight  # else the kernels take a placeholder (any weight dtype)
         self.parts = (tail, tail_ok, edge, edge_ok, msg, bound)
         self.checks = checks
         self.early = bound is not None    # the gather may stop at the best message
@@ -275,7 +278,7 @@ class CudaSend:
     def _kernel(self, name, lay):
         from ..backend.gpu_kernels import compiled  # noqa: PLC0415
 
-        w = lay.weights
+        w = lay.weights if self.reads_weight else None
         key = (str(lay.cindices.dtype), str(lay.csr[1].dtype), None if w is None else str(w.dtype),
                str(lay.L.dtype), str(lay.degree.dtype))
         if key not in self._modules:
@@ -292,7 +295,7 @@ class CudaSend:
         lay, dev = S.layout, S.dev
         nh = len(heads)
         threads = max(int(total), nh, 1)
-        w = lay.csr_weights
+        w = lay.csr_weights if self.reads_weight else None
         self._kernel("push_send", lay)(
             ((threads + 255) // 256,), (256,),
             (heads, scanned, np.int64(nh), np.int64(total), lay.csr[0], lay.csr[1],
@@ -315,7 +318,7 @@ class CudaSend:
                                                                    ident, dev.best, *self._args(S, n, m)))
         warp = not early and dev.out.dtype.itemsize == 8
         threads = max(nt * 32 if warp else nt, 1)
-        w = lay.weights
+        w = lay.weights if self.reads_weight else None
         self._kernel("gather_send_warp" if warp else "gather_send", lay)(
             ((threads + 255) // 256,), (256,),
             (lay.cindptr, lay.cindices, dev.none_f8 if w is None else w, lay.L, lay.degree, hm, np.int32(use),

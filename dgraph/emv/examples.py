@@ -1,9 +1,9 @@
 """Algorithms written in the EMV model: Medusa's evaluation set.
 
-Each ``*_program`` returns an :class:`~dgraph.emv.Program` (built once per argument set and reused:
-tracing the steps and compiling their kernels is per Program, as a user who builds a program once
-and runs it many times would have it); each plain function runs it and returns a Result, like the
-built-in algorithm it is tested against:
+Each ``*_program`` returns an :class:`~dgraph.emv.Program`, built once per argument set and shared:
+tracing the steps and compiling their kernels is per Program, as for a user who builds a program
+once and runs it many times (do not change the returned Program: build your own from the steps).
+Each plain function runs it and returns a Result, like the built-in algorithm it is tested against:
 
 - :func:`pagerank`: ELIST sends rank / out-degree, VERTEX applies the Graphalytics rule (the rank of
   dangling vertices spread evenly: an aggregator), so it equals :func:`dgraph.pagerank`.

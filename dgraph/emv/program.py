@@ -684,16 +684,18 @@ class EMVRun(BaseProgram):
         if total:
             kernels.push_combine(comb, heads.astype(np.int64, copy=False), scanned, total, lay.csr[0], lay.csr[1],
                                  xp.ascontiguousarray(x), keep, tmask, out, cnt, dev.ctl, lay.owned, dev.none_bool)
-        dev.clean, dev.pending = False, True
+        dev.clean, dev.pending = None, True
         S.recv = ("prefix", out, cnt)
 
     def _clean_buffers(self, dev):
-        """The device's dense combine buffers at the identity and zero counts (a push writes only
-        where messages arrive); a fill only where the last VERTEX kernel did not put them back."""
-        if not dev.clean:
-            dev.out.fill(self.prog.combiner.identity)
+        """The device's dense combine buffers at this combiner's identity and zero counts (a push
+        writes only where messages arrive); a fill only where the last VERTEX kernel did not put
+        them back (the buffers may come from another program's run: its identity may differ)."""
+        ident = self.prog.combiner.identity
+        if dev.clean is None or dev.clean != ident:
+            dev.out.fill(ident)
             dev.cnt.fill(0)
-            dev.clean = True
+            dev.clean = ident
 
     def _device_send(self, S, i):
         """Send ``i`` on one whole CuPy shard compiled into the combining kernels (:mod:`.device_send`):
@@ -737,7 +739,7 @@ class EMVRun(BaseProgram):
                 send.gather(S, act, comb.identity, n, m)
         else:
             send.gather(S, None, comb.identity, n, m)
-        dev.clean, dev.pending, dev.touched = False, True, True
+        dev.clean, dev.pending, dev.touched = None, True, True
         S.recv = ("prefix", dev.out[: lay.size], dev.cnt[: lay.size])
         return True
 
@@ -753,7 +755,7 @@ class EMVRun(BaseProgram):
             S.dev.rowsum = (gpu_kernels.RowSumPlan(lay.cindptr), counts, int(xp.count_nonzero(counts[: lay.owned])))
         plan, counts, receivers = S.dev.rowsum
         out = S.dev.out[: lay.size]  # the message is float64 here; a sum send never pushes (min/max only)
-        S.dev.clean, S.dev.pending = False, False
+        S.dev.clean, S.dev.pending = None, False
         gpu_kernels.gather_row_sum(lay.cindptr, lay.cindices, x, out, plan)
         S.sent += receivers
         return ("prefix", out, counts)
@@ -974,7 +976,7 @@ class EMVRun(BaseProgram):
                   lay.degree, dev.ctl, dev.queue, dev.qdeg, *(S.fields[f] for f in step.fields), np.int64(self.n),
                   np.int64(self.num_edges), *(v if d else np.float64(v) for v, d in zip(aggs, on_device))))
         if reset and items:
-            dev.clean, dev.pending = True, False
+            dev.clean, dev.pending = prog.combiner.identity, False
         if t.active is not None or t.halt is not None:
             dev.touched = True
         if t.active is not None:
