@@ -4,7 +4,7 @@ The vectorized path asks the device a question at almost every step (how many he
 how many tails received, did any vertex vote to continue, is any vertex active) and each answer is
 a sync: on rmat scale 20 a BFS-Q superstep cost more in those round trips than in its kernels.
 Here the fused VERTEX kernel (:func:`.fuse.cuda_vertex_kernel`) and the send kernels
-(:mod:`.device_send`, :func:`.kernels.push_combine`) count into one small device array, ``ctl``:
+(:mod:`.device_send`) count into one small device array, ``ctl``:
 
 - ``[0]`` vertices newly marked active since the last send (appended to ``queue``, their degrees to
   ``qdeg``),
@@ -49,9 +49,6 @@ extern "C" __global__ void seed(const long long* ids, long long k, bool* marks, 
 """
 
 
-_SMS = {}  # device id -> its multiprocessor count (reading a device's attributes costs ~0.1 ms)
-
-
 class Device:
     """One run's device state (see the module).  The buffers are per graph and message type, and a
     finished run gives them back (:meth:`release`) for the next run on the same graph to take
@@ -91,10 +88,9 @@ class Device:
         self.none_bool = cp.empty(1, dtype=bool)
         self.none_f8 = cp.empty(1, dtype=cp.float64)
         self.none_msg = cp.empty(1, dtype=message_dtype)
-        dev = cp.cuda.Device().id
-        if dev not in _SMS:
-            _SMS[dev] = cp.cuda.Device().attributes["MultiProcessorCount"]
-        self.resident_blocks = 4 * _SMS[dev]
+        from ..backend.gpu_kernels import multiprocessors  # noqa: PLC0415
+
+        self.resident_blocks = 4 * multiprocessors()
         self._start(zeroed=True)
 
     def _start(self, zeroed=False):
@@ -107,8 +103,7 @@ class Device:
         self.front = None           # (count, edges) of that queue, where known on the host
         self.pending = False        # the messages in flight are in out / cnt
         self.kept = []
-        self.vsteps = {}            # VERTEX step -> its CudaStep (None: not fused)
-        self.sends = {}             # send step -> its CudaSend (None: not compiled)
+        self.steps = {}             # (kind, step) -> its CudaStep / CudaSend (None: not compiled)
         self.touched = False        # a kernel wrote ctl since the last read or keep
 
     @property

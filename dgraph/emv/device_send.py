@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fuse import _C, ScalarChecks, Unfusable, _Gen, _need, kind_of
+from .fuse import _C, ScalarChecks, Unfusable, _Gen, _need, kind_of, vertex_leaf
 from .kernels import _CTYPES, COMB_SRC
 from .trace import factors, roles
 
@@ -162,30 +162,22 @@ extern "C" __global__ void best_send(long long nh, const bool* hmask, int use_hm
 
 class _Block:
     """The C lines of a group of expressions over the leaves at C indices ``at`` (role -> index
-    variable), with the fields they read appended to ``used``."""
+    variable), with the fields they read appended to ``used``.  ``kinds``: (field kinds, id kind,
+    degree kind, weight kind)."""
 
-    def __init__(self, prefix, at, used, kinds, weight_kind):
-        self.used, self.kinds, self.at, self.weight_kind = used, kinds, at, weight_kind
+    def __init__(self, prefix, at, used, kinds):
+        self.used, self.kinds, self.at = used, kinds, at
         self.gen = _Gen(self._leaf, _C, prefix)
 
     def _leaf(self, key):
         role = key[0]
+        field_kinds, id_kind, degree_kind, weight_kind = self.kinds
         if role in ("head", "tail") and role in self.at:
-            i, name = self.at[role], key[1]
-            if name == "id":
-                return f"L[{i}]", _need(self.kinds["__id__"], "i")
-            if name == "out_degree":
-                return f"deg[{i}]", _need(self.kinds["__deg__"], "i")
-            k = self.kinds.get(name)
-            if k is None:
-                raise Unfusable(f"field {name}")
-            if name not in self.used:
-                self.used.append(name)
-            return f"F{self.used.index(name)}[{i}]", k
+            return vertex_leaf(key[1], self.at[role], field_kinds, id_kind, degree_kind, self.used)
         if role == "edge" and "edge" in self.at:
-            if self.weight_kind is None:
+            if weight_kind is None:
                 raise Unfusable("edge weight dtype")
-            return "W[j]", self.weight_kind
+            return "W[j]", weight_kind
         if role == "graph":
             return ("NV" if key[1] == "num_vertices" else "NE"), "i"
         raise Unfusable(str(key))
@@ -224,17 +216,17 @@ def compile_send(send, op, field_kinds, message_kind, id_kind, degree_kind, weig
     tail_f = [f for f in parts if roles(f) <= {"tail", "graph"}]
     edge_f = [f for f in parts if not any(f is g for g in tail_f)]
     head_f = [f for f in edge_f if roles(f) <= {"head", "graph"}]
-    kinds = dict(field_kinds, __id__=id_kind, __deg__=degree_kind)
+    kinds = (field_kinds, id_kind, degree_kind, weight_kind)
     used = []
     try:
-        tail = _Block("_t", {"tail": "t"}, used, kinds, weight_kind)
+        tail = _Block("_t", {"tail": "t"}, used, kinds)
         tail_ok = tail.condition(tail_f)
-        edge = _Block("_e", {"head": "h", "tail": "t", "edge": "j"}, used, kinds, weight_kind)
+        edge = _Block("_e", {"head": "h", "tail": "t", "edge": "j"}, used, kinds)
         edge_ok = edge.condition(edge_f)
         msg = edge.message(value, message_kind)
         bound = None
         if roles(value) <= {"head", "graph"} and message_kind != "b":
-            head = _Block("_h", {"head": "h"}, used, kinds, weight_kind)
+            head = _Block("_h", {"head": "h"}, used, kinds)
             bound = (head, head.condition(head_f), head.message(value, message_kind))
     except Unfusable:
         return None

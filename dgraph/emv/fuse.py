@@ -276,6 +276,22 @@ def _binary_kind(op, ka, kb):
     raise Unfusable(f"{op} on {ka}, {kb}")
 
 
+def vertex_leaf(name, i, field_kinds, id_kind, degree_kind, used):
+    """(source, kind) of a vertex's leaf ``name`` (a field, ``id`` or ``out_degree``) for the vertex at
+    index ``i`` (the same in both dialects); a field read is appended to ``used``, whose order is the
+    kernel's arguments F0, F1, ..."""
+    if name == "id":
+        return f"L[{i}]", _need(id_kind, "i")
+    if name == "out_degree":
+        return f"deg[{i}]", _need(degree_kind, "i")
+    k = field_kinds.get(name)
+    if k is None:
+        raise Unfusable(f"field {name}")
+    if name not in used:
+        used.append(name)
+    return f"F{used.index(name)}[{i}]", k
+
+
 # -- the VERTEX step loop ----------------------------------------------------------------------
 
 _VERTEX_TEMPLATE = '''\
@@ -316,17 +332,7 @@ def _vertex_plan(t, field_kinds, message_kind, id_kind, degree_kind, dialect):
     def leaf_code(key):
         role = key[0]
         if role == "v":
-            name = key[1]
-            if name == "id":
-                return "L[i]", _need(id_kind, "i")
-            if name == "out_degree":
-                return "deg[i]", _need(degree_kind, "i")
-            k = field_kinds.get(name)
-            if k is None:
-                raise Unfusable(f"field {name}")
-            if name not in used:
-                used.append(name)
-            return f"F{used.index(name)}[i]", k
+            return vertex_leaf(key[1], "i", field_kinds, id_kind, degree_kind, used)
         if role == "msg":
             return "msg", message_kind
         if role == "received":

@@ -161,8 +161,8 @@ _CTYPES = {"float64": "double", "float32": "float", "int64": "long long", "int32
            "int8": "signed char", "uint8": "unsigned char", "bool": "bool", "uint32": "unsigned int",
            "uint64": "unsigned long long"}
 
-#: comb (OP: 0 sum, 1 min, 2 max) and its atomic twin for min/max, over T: shared by these kernels
-#: and the compiled sends (:mod:`.device_send`)
+#: comb (OP: 0 sum, 1 min, 2 max) over T, and its atomic twin for min/max over int64 and float64
+#: (the compiled sends' push, :mod:`.device_send`): shared by these kernels and those sends
 COMB_SRC = r"""
 __device__ __forceinline__ void comb(T& acc, T v) {
     if (OP == 0) acc += v; else if (OP == 1) { if (v < acc) acc = v; } else { if (v > acc) acc = v; }
@@ -171,21 +171,11 @@ template <typename U> __device__ __forceinline__ void atomic_comb(U*, U) {}  // 
 __device__ __forceinline__ void atomic_comb(long long* a, long long v) {
     if (OP == 1) atomicMin(a, v); else atomicMax(a, v);
 }
-__device__ __forceinline__ void atomic_comb(int* a, int v) { if (OP == 1) atomicMin(a, v); else atomicMax(a, v); }
 __device__ __forceinline__ void atomic_comb(double* a, double v) {
     unsigned long long* p = (unsigned long long*)a;
     unsigned long long old = *p;
     while (OP == 1 ? v < __longlong_as_double(old) : v > __longlong_as_double(old)) {
         unsigned long long prev = atomicCAS(p, old, (unsigned long long)__double_as_longlong(v));
-        if (prev == old) break;
-        old = prev;
-    }
-}
-__device__ __forceinline__ void atomic_comb(float* a, float v) {
-    unsigned int* p = (unsigned int*)a;
-    unsigned int old = *p;
-    while (OP == 1 ? v < __uint_as_float(old) : v > __uint_as_float(old)) {
-        unsigned int prev = atomicCAS(p, old, __float_as_uint(v));
         if (prev == old) break;
         old = prev;
     }
@@ -248,46 +238,19 @@ extern "C" __global__ void gather_reduce(const long long* indptr, const IDX* ind
     }
     out[t] = acc; counts[t] = c;
 }
-// Queue mode on one whole shard: the active heads' out-edges (CSR), one thread an edge (the edge's
-// head found by a binary search of the heads' scanned degrees: a hub's edges spread over the whole
-// grid), each message combined into its tail with an atomic min or max (exact in any order).
-// cnt[t] becomes 1 at the tail's first message; ctl[3] counts the owned tails reached.
-extern "C" __global__ void push_combine(const long long* heads, const long long* scanned, long long nh,
-                                        long long total, const long long* indptr, const IDX* indices,
-                                        const T* x, const bool* hkeep, int use_hkeep, const bool* tmask,
-                                        int use_tmask, T* out, int* cnt, unsigned long long* ctl,
-                                        long long own) {
-    long long e = blockDim.x * (long long)blockIdx.x + threadIdx.x;
-    bool first = false;  // this thread's message is its tail's first (counted once a block: block_add)
-    if (e < total) {
-        long long lo = 0, hi = nh - 1;  // the first head whose inclusive scan exceeds e
-        while (lo < hi) {
-            long long mid = (lo + hi) >> 1;
-            if (scanned[mid] > e) hi = mid; else lo = mid + 1;
-        }
-        if (!(use_hkeep && !hkeep[lo])) {
-            long long t = indices[indptr[heads[lo]] + e - (lo ? scanned[lo - 1] : 0)];
-            if (!(use_tmask && !tmask[t])) {
-                atomic_comb(out + t, x[lo]);
-                first = atomicExch(cnt + t, 1) == 0 && t < own;
-            }
-        }
-    }
-    block_add(first ? 1 : 0, ctl + 3);
-}
 """
 
 _GPU_CACHE = {}
 
 
 def _gpu_kernel(name, dtype, op, idx_dtype="int64"):
-    from ..backend.gpu_kernels import COMMON, compiled  # noqa: PLC0415
+    from ..backend.gpu_kernels import compiled  # noqa: PLC0415
 
     key = (name, str(dtype), op, str(idx_dtype))
     if key not in _GPU_CACHE:
         src = (f"#define OP {op}\ntypedef {_CTYPES[str(np.dtype(dtype))]} T;\n"
                f"typedef {_CTYPES[str(np.dtype(idx_dtype))]} IDX;\n" + _GPU_SRC)
-        _GPU_CACHE[key] = compiled(COMMON + src).get_function(name)
+        _GPU_CACHE[key] = compiled(src).get_function(name)
     return _GPU_CACHE[key]
 
 
@@ -404,23 +367,6 @@ def gather_reduce(xp, combiner, indptr, indices, x, hmask=None, tmask=None, boun
                                            tmask if tuse else none, np.int32(tuse), ident, out, counts, np.int64(n),
                                            np.int32(bound is not None), at.astype(x.dtype, copy=False)))
     return out, counts
-
-
-PUSH_DTYPES = ("int64", "int32", "float64", "float32")  # what push_combine's atomics take
-
-
-def push_combine(combiner, heads, scanned, total, indptr, indices, x, hkeep, tmask, out, cnt, ctl, own, none):
-    """CuPy, queue mode, min/max: combine ``x[k]`` (the message of ``heads[k]``) into ``out`` at the tails
-    of the heads' out-edges (``indptr``/``indices``: the CSR; ``scanned``: the inclusive scan of
-    the heads' degrees, ``total`` its last value), skipping heads where ``hkeep`` is False and tails
-    where ``tmask`` is False (each may be None).  ``out``/``cnt``: dense over the tails, the identity
-    and 0 beforehand; ``cnt[t]`` becomes 1 where a message arrived, ``ctl[3]`` counts the tails
-    below ``own`` reached.  ``none``: a one-bool device array passed for a mask not given."""
-    k = _gpu_kernel("push_combine", x.dtype, combiner.op, indices.dtype)
-    _launch(k, int(total), (heads, scanned, np.int64(len(heads)), np.int64(total), indptr, indices, x,
-                            none if hkeep is None else hkeep, np.int32(hkeep is not None),
-                            none if tmask is None else tmask, np.int32(tmask is not None), out, cnt, ctl,
-                            np.int64(own)))
 
 
 def head_major(xp, cindices, num_heads):

@@ -352,8 +352,8 @@ class EMVRun(BaseProgram):
         if k < 2:
             return None
         cp = S.dev.cp
-        marks = [cp.cuda.Event() for _ in range(k + 1)]
-        marks[0].record()
+        events = [cp.cuda.Event() for _ in range(k + 1)]
+        events[0].record()
         host_sent = []
         for j in range(k):
             S.sent = 0
@@ -364,13 +364,13 @@ class EMVRun(BaseProgram):
                 self._aggregates(shard, S, S.aggs, device=True)
             S.dev.keep()
             host_sent.append(S.sent)
-            marks[j + 1].record()
-        marks[-1].synchronize()
+            events[j + 1].record()
+        events[-1].synchronize()
         kept = S.dev.kept_values()
         first = S.iteration - k
         return [({"stop": first + j + 1 >= prog.max_iterations, "iterations": first + j + 1,
                   "messages": int(host_sent[j] + kept[j, 3]), "hops": S.hops},
-                 cp.cuda.get_elapsed_time(marks[j], marks[j + 1]) * 1e-3) for j in range(k)]
+                 cp.cuda.get_elapsed_time(events[j], events[j + 1]) * 1e-3) for j in range(k)]
 
     def _snapshot(self, S):
         own = S.layout.owned
@@ -600,9 +600,6 @@ class EMVRun(BaseProgram):
             x = _full(xp, evaluate(plan.value, env, xp, memo), len(heads), prog.message)
             keep = None if plan.head_cond is None else \
                 _full(xp, evaluate(plan.head_cond, env, xp, memo), len(heads), bool)
-            if S.dev is not None and comb.op in (1, 2) and str(prog.message) in kernels.PUSH_DTYPES:
-                self._device_push(S, plan, heads, queued, x, keep, nt)
-                return
             if queued is not None:  # the queue is in no set order; a sum combines in the heads' order
                 order = xp.argsort(heads)
                 heads, x, keep = heads[order], x[order], None if keep is None else keep[order]
@@ -669,24 +666,6 @@ class EMVRun(BaseProgram):
         else:
             S.sent += int(count)
 
-    def _device_push(self, S, plan, heads, queued, x, keep, nt):
-        """Queue mode on one whole CuPy shard, min/max: the heads' edges combined with atomics into
-        dense buffers (:func:`.kernels.push_combine`), read by the VERTEX step as a prefix."""
-        xp, lay, dev, comb = S.layout.xp, S.layout, S.dev, self.prog.combiner
-        scanned = xp.cumsum(lay.degree[heads] if queued is None else queued[1], dtype=np.int64)
-        total = queued[2] if queued is not None else (int(scanned[-1]) if len(heads) else 0)
-        out, cnt = dev.out[:nt], dev.cnt[:nt]
-        self._clean_buffers(dev)
-        tmask = None
-        if plan.tail_cond is not None:
-            tmask = _full(xp, evaluate(plan.tail_cond, self._vertex_env(S, slice(0, nt), role="tail"), xp), nt, bool)
-        dev.touched = True
-        if total:
-            kernels.push_combine(comb, heads.astype(np.int64, copy=False), scanned, total, lay.csr[0], lay.csr[1],
-                                 xp.ascontiguousarray(x), keep, tmask, out, cnt, dev.ctl, lay.owned, dev.none_bool)
-        dev.clean, dev.pending = None, True
-        S.recv = ("prefix", out, cnt)
-
     def _clean_buffers(self, dev):
         """The device's dense combine buffers at this combiner's identity and zero counts (a push
         writes only where messages arrive); a fill only where the last VERTEX kernel did not put
@@ -708,14 +687,8 @@ class EMVRun(BaseProgram):
         comb = prog.combiner
         if prog.plans[i].materialize or comb.op not in (1, 2) or lay.size < fuse.FUSE_MIN:
             return False
-        send = dev.sends.get(i, False)
-        if send is False:
-            key = ("cuda-send", i, tuple((f, S.fields[f].dtype) for f in prog.names), lay.L.dtype, lay.degree.dtype,
-                   None if lay.weights is None else lay.weights.dtype)
-            if key not in prog.fused:
-                prog.fused[key] = device_send.compile_send(prog.traced[i].send, comb.op,
-                                                           *device_send.send_kinds(S.fields, lay, prog.message))
-            send = dev.sends[i] = prog.fused[key]
+        send = self._device_step(S, "cuda-send", i, lambda: device_send.compile_send(
+            prog.traced[i].send, comb.op, *device_send.send_kinds(S.fields, lay, prog.message)))
         if send is None or (send.checks and not send.checks.ok(self._scalar_env(S, i))):
             return False
         xp, n, m = lay.xp, self.n, self.num_edges
@@ -939,19 +912,27 @@ class EMVRun(BaseProgram):
         S.cont = S.cont or bool(cont)
         return True
 
+    def _device_step(self, S, kind, i, build):
+        """Step ``i``'s compiled kernels (``kind``: 'cuda' VERTEX, 'cuda-send'), or None: built once per
+        program and dtypes (``build()``), looked up once a run."""
+        got = S.dev.steps.get((kind, i), False)
+        if got is False:
+            lay = S.layout
+            key = (kind, i, tuple((f, S.fields[f].dtype) for f in self.prog.names), lay.L.dtype, lay.degree.dtype,
+                   None if lay.weights is None else lay.weights.dtype)
+            if key not in self.prog.fused:
+                self.prog.fused[key] = build()
+            got = S.dev.steps[(kind, i)] = self.prog.fused[key]
+        return got
+
     def _device_vertex(self, S, si, t, recv, nv):
         """VERTEX step ``si`` as one CUDA kernel on one whole CuPy shard (:func:`.fuse.cuda_vertex_kernel`);
         False where it needs the vectorized path."""
         prog, lay, dev = self.prog, S.layout, S.dev
         cp = dev.cp
-        step = dev.vsteps.get(si, False)
-        if step is False:
-            key = ("cuda", si, tuple((f, S.fields[f].dtype) for f in prog.names), lay.L.dtype, lay.degree.dtype)
-            if key not in prog.fused:
-                kinds = {f: fuse.kind_of(a.dtype) for f, a in S.fields.items()}
-                prog.fused[key] = fuse.cuda_vertex_kernel(t, kinds, fuse.kind_of(prog.message),
-                                                          fuse.kind_of(lay.L.dtype), fuse.kind_of(lay.degree.dtype))
-            step = dev.vsteps[si] = prog.fused[key]
+        step = self._device_step(S, "cuda", si, lambda: fuse.cuda_vertex_kernel(
+            t, {f: fuse.kind_of(a.dtype) for f, a in S.fields.items()}, fuse.kind_of(prog.message),
+            fuse.kind_of(lay.L.dtype), fuse.kind_of(lay.degree.dtype)))
         if step is None:
             return False
         aggs = [S.aggs[(si, j)] for j in step.aggs]  # floats, or device values (run_steps)
