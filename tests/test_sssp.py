@@ -249,6 +249,44 @@ def test_ties_take_the_smallest_parent():
     assert r.parent.tolist() == [0, 0, 0, 0]
 
 
+def test_rounded_ties_get_a_hop_pass(backend):
+    """0 -> 1 costs 1 directly and 0.5 through 2; 1 -> 3 weighs 2^60, so both distances of 1 round
+    to the same distance of 3.  The relaxation met 3 from 1 at distance 1 (2 hops) before 1 dropped
+    to 0.5 (2 hops, so 3 hops through it): 3's hop count was one no final path has, and 3 had no
+    parent.  The hop pass recomputes the hops from the final distances: every delta, kernel set and
+    partitioning gives parent 1."""
+    G = dgraph.from_edges([0, 0, 2, 1], [1, 2, 1, 3], weights=[1.0, 0.25, 0.25, 2.0 ** 60], directed=True)
+    G = G.to(backend)
+    runs = 0
+    for target in (G, G.partition(2, client=False), G.partition(3, method="hash", client=False)):
+        for kernels in ("fused", "generic"):
+            for delta in (None, 0.1, 1e30, math.inf):
+                r = dgraph.sssp(target, 0, delta=delta, kernels=kernels)
+                assert r.distance.tolist() == [0.0, 0.5, 0.25, 2.0 ** 60]
+                assert r.parent.tolist() == [0, 2, 0, 1], (kernels, delta)
+                if delta != 0.1:  # 0.1: 1 drops to 0.5 before 3 is met
+                    assert r.params["hop_pass"] >= 3, (kernels, delta)
+                    assert r.supersteps == len(r.stats) > r.params["hop_pass"]
+                runs += 1
+    assert runs == 24
+
+
+def test_overflowing_paths_are_no_paths(backend):
+    """Finite weights whose sum overflows float64: the far vertex is unreached (inf, parent -1), the
+    run ends (it looped on an infinite bucket bound), and no overflow warning reaches the user."""
+    import warnings
+
+    G = dgraph.from_edges([0, 1, 0], [1, 2, 3], weights=[1.7e308, 1.7e308, 1.0], directed=True).to(backend)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for target in (G, G.partition(2, client=False)):
+            for kernels in ("fused", "generic"):
+                for delta in (None, 1.0, math.inf):
+                    r = dgraph.sssp(target, 0, delta=delta, kernels=kernels)
+                    assert r.distance.tolist() == [0.0, 1.7e308, math.inf, 1.0]
+                    assert r.parent.tolist() == [0, 0, -1, 0]
+
+
 def test_negative_weight_is_an_input_error_before_any_work():
     steps = []
     G = dgraph.from_edges(["p", "q", "r", "s"], ["q", "r", "s", "p"], weights=[1.0, -2.5, 3.0, -1.0],
@@ -314,9 +352,11 @@ def test_distributed_negative_weight(client):
         dgraph.sssp(G.partition(2, client=client), 0, executor="spmd")
 
 
-def test_fused_kernels_equal_generic_exactly(backend):
+def test_fused_kernels_equal_generic_exactly(backend, monkeypatch):
     """The fused kernels (numba on numpy, CUDA on CuPy) give the vectorized reference's bits, the
-    supersteps and per-superstep counters included, on one shard and on 2..5 of every method."""
+    supersteps and per-superstep counters included, on one shard and on 2..5 of every method (on
+    CuPy with the skip of stale frontier rows off: tests/test_gpu_sssp_steps.py checks it)."""
+    monkeypatch.setenv("DGRAPH_SSSP_SKIP_STALE", "0")
     rng = np.random.default_rng(21)
     graphs = [(label, dgraph.from_edges(**kw)) for label, kw, _ in list(_weighted_cases(seed=17))[::3]]
     graphs += list(_delta_graphs())

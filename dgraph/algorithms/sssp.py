@@ -93,7 +93,7 @@ import numbers
 
 import numpy as np
 
-from ..backend import array_module, to_backend
+from ..backend import array_module, to_backend, to_numpy
 from ..backend.primitives import expand, row_ids, scatter_min
 from ..engine.program import Contribution, Program
 from ..errors import InputError
@@ -132,10 +132,11 @@ class SSSP(Program):
     name = "sssp"
     replicated_result = False
 
-    def __init__(self, source, delta, kernels="fused"):
+    def __init__(self, source, delta, kernels="fused", dist=None):
         self.source = int(source)
         self.delta = float(delta)
         self.kernels = kernels
+        self.dist = dist  # the hop pass (_hop_pass): the final distances, internal order
 
     # -- setup -------------------------------------------------------------------
     def init(self, shard):
@@ -143,12 +144,20 @@ class SSSP(Program):
         n = shard.n
         vdt = shard.indices.dtype
         st = SSSPState()
-        st.dist = xp.full(n, np.inf, dtype=np.float64)
-        st.dist[self.source] = 0.0
-        st.hops = xp.full(n, HOPS_UNSET, dtype=np.int64)
-        st.hops[self.source] = 0
-        st.frontier = xp.asarray([self.source], dtype=vdt)
-        st.pending = xp.zeros(n, dtype=bool)   # in the far pile and not relaxed since
+        if xp is not np and self.dist is None and n:
+            from ..backend import gpu_sssp  # noqa: PLC0415
+
+            st.dist, st.hops, st.pending, st.frontier = gpu_sssp.init_state(n, self.source, vdt)
+        else:
+            if self.dist is None:
+                st.dist = xp.full(n, np.inf, dtype=np.float64)
+                st.dist[self.source] = 0.0
+            else:  # the hop pass: the distances are final, the relaxation only settles hop counts
+                st.dist = to_backend(self.dist, xp).astype(np.float64, copy=True)
+            st.hops = xp.full(n, HOPS_UNSET, dtype=np.int64)
+            st.hops[self.source] = 0
+            st.frontier = xp.asarray([self.source], dtype=vdt)
+            st.pending = xp.zeros(n, dtype=bool)   # in the far pile and not relaxed since
         st.pile = xp.empty(0, dtype=vdt)       # far vertices (may hold stale entries and repeats)
         st.bound = self.delta                  # near: dist < bound
         st.big = np.iinfo(vdt).max
@@ -182,10 +191,11 @@ class SSSP(Program):
         seg, eid = expand(shard.indptr, rows)
         dst = shard.indices[eid]
         src = gids[seg]
-        cand = st.dist[src] + _weights(shard, eid)
+        with np.errstate(over="ignore"):  # an overflowing sum is inf: no path (kept out below)
+            cand = st.dist[src] + _weights(shard, eid)
         hops = st.hops[src] + 1
         dv = st.dist[dst]
-        better = (cand < dv) | ((cand == dv) & (hops < st.hops[dst]))
+        better = (cand < dv) | ((cand == dv) & (hops < st.hops[dst]) & (cand < np.inf))  # inf: an overflow
         dst, cand, hops = dst[better], cand[better], hops[better]
         v = xp.unique(dst)
         best = xp.full(len(v), np.inf, dtype=np.float64)
@@ -302,8 +312,8 @@ class SSSP(Program):
         from ..backend import gpu_sssp  # noqa: PLC0415
 
         edges = int(c.counters["edges"])
-        improved, frontier, fd, fh, scanned, total, far = gpu_sssp.split(st.dist, st.hops, st.bound, st.pending,
-                                                                         shard.indptr, st.scratch, edges)
+        improved, frontier, fd, fh, scanned, total, far, skipped = gpu_sssp.split(
+            st.dist, st.hops, st.bound, st.pending, shard.indptr, st.scratch, edges)
         if len(far):
             st.pile = shard.xp.concatenate([st.pile, far])
         st.snap = (fd, fh, scanned, total)
@@ -312,7 +322,7 @@ class SSSP(Program):
             st.snap = None
         st.frontier = frontier
         return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": improved,
-                "edges": edges}
+                "edges": edges, "skipped": skipped}
 
     def _next_bucket(self, st):
         """Near is empty: raise the bound past the closest far vertex; its bucket becomes the frontier."""
@@ -344,8 +354,9 @@ class SSSP(Program):
         src = src.astype(shard.indices.dtype, copy=False)
         dst = shard.indices
         dv = st.dist[dst]
-        tight = ((dv < np.inf) & (st.dist[src] + _weights(shard, None) == dv) & (dst != self.source)
-                 & (st.hops[src] + 1 == st.hops[dst]))
+        with np.errstate(over="ignore"):
+            tight = ((dv < np.inf) & (st.dist[src] + _weights(shard, None) == dv) & (dst != self.source)
+                     & (st.hops[src] + 1 == st.hops[dst]))
         src, dst = src[tight], dst[tight]
         v = xp.unique(dst)
         u = xp.full(len(v), st.big, dtype=shard.indices.dtype)
@@ -376,6 +387,10 @@ class SSSP(Program):
                 v, u = self._candidates(shard, st)
                 st.parents[v] = u
         parents = st.parents
+        if st.gpu and shard.whole:
+            from ..backend import gpu_sssp  # noqa: PLC0415
+
+            return {"distance": st.dist, "parent": gpu_sssp.finish_parents(parents, st.big, self.source)}
         parents[self.source] = self.source
         if shard.num_parts == 1 and shard.num_rows == shard.n:
             dist, par = st.dist, parents
@@ -440,7 +455,8 @@ def _gpu_relax(shard, st):
     else:
         fd, fh = st.dist[gids], st.hops[gids]
         scanned, total = gpu_sssp.frontier_scan(shard.indptr, rows)
-    gpu_sssp.relax(shard.indptr, shard.indices, st.w64, rows, fd, fh, scanned, total, st.dist, st.hops, st.scratch)
+    gpu_sssp.relax(shard.indptr, shard.indices, st.w64, rows, fd, fh, scanned, total, st.dist, st.hops, st.scratch,
+                   skip=shard.whole and gpu_sssp.skip_stale())
     if shard.whole:  # received at once by this shard (_gpu_receive): dist/hops are already written
         return Contribution({}, {"edges": int(total)})
     changed = gpu_sssp.changed(st.scratch).copy()  # the queue is scratch: reused by the next superstep
@@ -448,26 +464,44 @@ def _gpu_relax(shard, st):
 
 
 def _gpu_run_steps(shard, st, delta, limit):
-    """SSSP.run_steps on CuPy, one whole shard: supersteps in one cooperative launch
-    (gpu_sssp_steps), the same states and records as superstep + receive; None when the launch
-    cannot take the next superstep (the host-driven kernels do it)."""
+    """SSSP.run_steps on CuPy, one whole shard: the thin supersteps in one cooperative launch, the
+    fat ones queued a phase a launch (gpu_sssp_steps), the same states and records as superstep +
+    receive; None when neither can take the next superstep (the host-driven kernels do it)."""
     from ..backend import gpu_sssp, gpu_sssp_steps  # noqa: PLC0415
 
-    if not gpu_sssp_steps.enabled() or st.steps_skip or not gpu_sssp_steps.worth_a_launch(st.snap):
+    if not gpu_sssp_steps.enabled() or st.steps_skip:
         st.steps_skip = False
+        return None
+    queued = gpu_sssp_steps.queued_enabled()
+    if not queued and not gpu_sssp_steps.worth_a_launch(st.snap):
         return None
     if st.scratch is None:
         st.scratch = gpu_sssp.Scratch(shard.n, shard.indices.dtype)
     if st.steps is None:
         st.steps = gpu_sssp_steps.StepBuffers(shard.n, shard.indices.dtype)
     frontier = st.frontier.astype(shard.indices.dtype, copy=False)
-    out = gpu_sssp_steps.run(shard.indptr, shard.indices, st.w64, st.dist, st.hops, st.pending, frontier,
-                             st.pile, st.bound, delta, limit, st.scratch, st.steps)
-    if out is None or out["steps"] == 0:
+    args = (shard.indptr, shard.indices, st.w64, st.dist, st.hops, st.pending)
+    if gpu_sssp_steps.worth_a_launch(st.snap):
+        out = gpu_sssp_steps.run(*args, frontier, st.pile, st.bound, delta, limit, st.scratch, st.steps)
+        if out is None:
+            return None
+        if out["steps"] == 0 and out["stop"] == "edges" and queued:  # a fat entry frontier: its snapshot
+            frontier, st.snap, st.pile = out["frontier"], out["snap"], out["pile"]
+            out = None
+    else:
+        out = None
+    if out is None:
+        out = gpu_sssp_steps.run_queued(*args, frontier, st.snap, st.pile, st.bound, delta, limit, st.scratch,
+                                        st.steps)
+        if out is None:
+            return None
+    if out["steps"] == 0:
+        st.steps_skip = out["stop"] in ("ties", "pile")
+        st.frontier, st.snap, st.pile = out["frontier"], out["snap"], out["pile"]
         return None
     st.frontier, st.snap, st.pile, st.bound = out["frontier"], out["snap"], out["pile"], out["bound"]
-    if out["stop"] in ("ties", "pile", "edges"):  # the next superstep is the host's: no empty launch first
-        st.steps_skip = True
+    if out["stop"] in ("ties", "pile") or (out["stop"] == "edges" and not queued):
+        st.steps_skip = True  # the next superstep is the host's: no empty launch first
     return out["records"]
 
 
@@ -511,7 +545,8 @@ def weight_summary(shard):
     if shard.weights is None:
         return m, float(m), None
     w = shard.weights
-    total = float(w.astype(np.float64, copy=False).sum()) if m else 0.0
+    with np.errstate(over="ignore"):  # a sum past float64's range is inf (auto_delta then takes 1)
+        total = float(w.astype(np.float64, copy=False).sum()) if m else 0.0
     low = float(w.min()) if m else 0.0  # one reduction; the mask below only when it can find something
     if not low < 0 and not math.isnan(low):
         return m, total, None
@@ -640,13 +675,45 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
             else:
                 delta = auto_delta(m, total, n, DELTA_FACTOR)
 
-    def make(ids):
-        return SSSP(ids.to_internal(source, what="source"), 1.0 if delta is None else delta, kernels=kernels)
+    def run(width, dist=None):
+        def make(ids):
+            return SSSP(ids.to_internal(source, what="source"), width, kernels=kernels, dist=dist)
 
-    return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
-                       transport=transport, on_step=on_step, vertex_columns=("parent",),
-                       missing={"distance": math.inf, "parent": -1},
-                       params={"source": source, "delta": delta})
+        return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
+                           transport=transport, on_step=on_step, vertex_columns=("parent",),
+                           missing={"distance": math.inf, "parent": -1},
+                           params={"source": source, "delta": delta})
+
+    r = run(1.0 if delta is None else delta)
+    r.amend(lambda cols: _hop_pass(r, cols, run))
+    return r
+
+
+def _orphans(cols):
+    """Reached vertices without a parent (none when the hop counts are consistent)."""
+    d, par = cols["distance"], cols["parent"]
+    if array_module(d) is not np:
+        from ..backend import gpu_sssp  # noqa: PLC0415
+
+        return gpu_sssp.orphans(d, par)
+    return int(np.count_nonzero((d < np.inf) & (par < 0)))
+
+
+def _hop_pass(r, cols, run):
+    """The hop counts of the relaxation are the (distance, hops) minimum over every candidate it
+    made, and a candidate made from a distance that later dropped can tie the final distance after
+    rounding (``fl(d_old + w) == fl(d_new + w)`` for a weight far larger than both) with fewer hops
+    than any path the final distances allow: that vertex then has no parent one hop closer.  When
+    any reached vertex has no parent, a second run from the source with the final distances fixed
+    and delta = inf (a breadth-first search over the tight edges, level by level) recomputes every
+    hop count, and so every parent, from the final distances alone.  Its supersteps are added to
+    ``r.stats``; ``r.params['hop_pass']`` counts them."""
+    if not _orphans(cols):
+        return cols
+    again = run(math.inf, to_numpy(cols["distance"]))
+    r._stats.extend(again.stats_records)
+    r.params["hop_pass"] = again.supersteps
+    return again._columns
 
 
 __all__ = ["sssp", "SSSP", "auto_delta"]

@@ -67,7 +67,7 @@ def relax(indptr, indices, weights, weighted, rows, gids, dist, hops, bd, bh, ma
                     bh[v] = hu
             else:
                 b = dist[v]
-                if c < b or (c == b and hu < hops[v]):
+                if c < b or (c == b and hu < hops[v] and c < np.inf):  # an overflowing sum is no path
                     mark[v] = True
                     bd[v] = c
                     bh[v] = hu
@@ -290,7 +290,7 @@ def run_steps(indptr, indices, weights, weighted, dist, hops, pending, front, nf
                             c = du + np.float64(weights[e + j])
                         else:
                             c = du + 1.0
-                        if c <= gbuf[j]:
+                        if c <= gbuf[j] and c < np.inf:  # an overflowing sum is no path
                             v = indices[e + j]
                             dv = dist[v]
                             if c < dv or (c == dv and hu < hops[v]):
@@ -334,7 +334,7 @@ def run_steps(indptr, indices, weights, weighted, dist, hops, pending, front, nf
                             else:
                                 c = du + 1.0
                             dv = tb[j]  # dist is only read in this branch: the gathered value is live
-                            if c < dv or (c == dv and hu < hops[indices[e]]):
+                            if c < dv or (c == dv and hu < hops[indices[e]] and c < np.inf):
                                 v = indices[e]
                                 if tmark[t, v]:
                                     bb = tbd[t, v]

@@ -47,6 +47,16 @@ class Result:
             self._fetch = None
         return self._cols
 
+    def amend(self, fn):
+        """Have ``fn(columns) -> columns`` applied to the columns once they are resolved (now, or at
+        the deferred fetch): for an algorithm that checks its answer and may finish it with a second
+        run (``fn`` may also extend ``_stats`` and ``params``)."""
+        if self._fetch is None:
+            self._cols = dict(fn(self._cols))
+        else:
+            fetch = self._fetch
+            self._fetch = lambda: fn(dict(fetch()))
+
     @property
     def columns(self):
         return list(self._columns)
