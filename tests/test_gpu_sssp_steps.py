@@ -91,30 +91,26 @@ def test_skipping_stale_rows_gives_the_same_answers(label, G, delta, monkeypatch
     for steps in (False, True):
         got = _run(G, s, d, monkeypatch, steps=steps, skip=True)
         _check_same(got, cpu, records=False)
-        assert got.edges_touched <= cpu.edges_touched or got.supersteps != cpu.supersteps
+        assert ((got.stats["skipped"] >= 0) & (got.stats["skipped"] <= got.stats["edges"])).all()
 
 
-@pytest.mark.parametrize("delta", [None, 0.25, math.inf])
-@pytest.mark.parametrize("label,G", CASES, ids=[c[0] for c in CASES])
-def test_queued_supersteps_equal_numpy(label, G, delta, monkeypatch):
-    """Supersteps over more than EDGE_LIMIT frontier edges run queued, a phase a launch (run_queued),
-    the next bucket included; with a small limit every graph here has some: numpy's records."""
-    if G.num_vertices == 0:
-        pytest.skip("no source in an empty graph")
+def test_skipping_stale_rows_relaxes_fewer_edges(monkeypatch):
+    """From an RMAT hub most of the second superstep's frontier has already dropped when its edges
+    come up: a large share of the frontier edges is skipped, and fewer relaxations are made in all."""
+    G = dgraph.generate("rmat", scale=18, seed=3, weighted=True)  # many waves of blocks a superstep
     s = _source(G)
-    d = delta if delta is not None else dgraph.sssp(G.to("cupy"), s).params["delta"]
-    cpu = dgraph.sssp(G, s, delta=d)
-    for limit, batch in ((24, 4), (8, 1), (60, 7)):
-        got = _run(G, s, d, monkeypatch, steps=True, EDGE_LIMIT=limit, QUEUE_BATCH=batch)
-        _check_same(got, cpu)
+    plain = _run(G, s, math.inf, monkeypatch, steps=False, skip=False)
+    got = _run(G, s, math.inf, monkeypatch, steps=False, skip=True)
+    _check_same(got, plain, records=False)
+    relaxed = int((got.stats["edges"] - got.stats["skipped"]).sum())
+    assert int(plain.stats["skipped"].sum()) == 0
+    assert got.stats["skipped"].sum() > 0.1 * got.stats["edges"].sum()  # rmat20 on an H100: 38%
+    assert relaxed < 0.9 * plain.edges_touched  # rmat20: 0.55x
 
 
 @pytest.mark.parametrize("patch", [dict(MAX_STEPS=3), dict(EDGE_LIMIT=40), dict(TIE_LIMIT=30),
-                                   dict(PILE_SLACK=0), dict(MAX_STEPS=1, EDGE_LIMIT=200, PILE_SLACK=5),
-                                   dict(EDGE_LIMIT=40, TIE_LIMIT=200, QUEUE_BATCH=2),
-                                   dict(EDGE_LIMIT=10, PILE_SLACK=3, QUEUE_BATCH=5)],
-                         ids=["step-limit", "edge-limit", "tie-limit", "pile", "mixed", "queued-ties",
-                              "queued-pile"])
+                                   dict(PILE_SLACK=0), dict(MAX_STEPS=1, EDGE_LIMIT=200, PILE_SLACK=5)],
+                         ids=["step-limit", "edge-limit", "tie-limit", "pile", "mixed"])
 @pytest.mark.parametrize("label", ["grid", "rmat", "rmat-directed-int", "chain"])
 @pytest.mark.parametrize("delta", [0.25, 2.0])
 def test_steps_stop_and_resume(label, patch, delta, monkeypatch):

@@ -83,7 +83,21 @@ cycles included: the relaxation orders candidates by (distance, hops), the
 converged state is the lexicographic minimum (the shortest distance, then
 the fewest edges among shortest paths), and a parent must also be exactly
 one hop closer to the source (``hops[u] + 1 == hops[v]``), so following
-parents always reaches the source.
+parents always reaches the source.  Rounding can break the middle step: a
+candidate made from a distance that later dropped may round to the same
+final distance (a weight far larger than both) with fewer hops than any path
+the final distances allow, and that vertex then has no parent.  The run
+counts reached vertices without a parent and, if there are any, reruns from
+the source with the final distances fixed (:func:`_hop_pass`: a breadth-first
+search over the tight edges), so the hop counts, and the parents, depend on
+the final distances alone.  A path whose length overflows float64 counts as
+no path (distance inf, parent -1).
+
+On the GPU one whole shard's relaxation also skips a frontier vertex whose
+distance already dropped during the same superstep (it is in the next
+frontier with the smaller one; rmat20 from the hub: 131M relaxations ->
+72M): the answers are the same, the per-superstep records then follow the
+order the GPU ran the edges in (``DGRAPH_SSSP_SKIP_STALE=0`` turns it off).
 """
 
 from __future__ import annotations
@@ -464,44 +478,26 @@ def _gpu_relax(shard, st):
 
 
 def _gpu_run_steps(shard, st, delta, limit):
-    """SSSP.run_steps on CuPy, one whole shard: the thin supersteps in one cooperative launch, the
-    fat ones queued a phase a launch (gpu_sssp_steps), the same states and records as superstep +
-    receive; None when neither can take the next superstep (the host-driven kernels do it)."""
+    """SSSP.run_steps on CuPy, one whole shard: supersteps in one cooperative launch
+    (gpu_sssp_steps), the same states and records as superstep + receive; None when the launch
+    cannot take the next superstep (the host-driven kernels do it)."""
     from ..backend import gpu_sssp, gpu_sssp_steps  # noqa: PLC0415
 
-    if not gpu_sssp_steps.enabled() or st.steps_skip:
+    if not gpu_sssp_steps.enabled() or st.steps_skip or not gpu_sssp_steps.worth_a_launch(st.snap):
         st.steps_skip = False
-        return None
-    queued = gpu_sssp_steps.queued_enabled()
-    if not queued and not gpu_sssp_steps.worth_a_launch(st.snap):
         return None
     if st.scratch is None:
         st.scratch = gpu_sssp.Scratch(shard.n, shard.indices.dtype)
     if st.steps is None:
         st.steps = gpu_sssp_steps.StepBuffers(shard.n, shard.indices.dtype)
     frontier = st.frontier.astype(shard.indices.dtype, copy=False)
-    args = (shard.indptr, shard.indices, st.w64, st.dist, st.hops, st.pending)
-    if gpu_sssp_steps.worth_a_launch(st.snap):
-        out = gpu_sssp_steps.run(*args, frontier, st.pile, st.bound, delta, limit, st.scratch, st.steps)
-        if out is None:
-            return None
-        if out["steps"] == 0 and out["stop"] == "edges" and queued:  # a fat entry frontier: its snapshot
-            frontier, st.snap, st.pile = out["frontier"], out["snap"], out["pile"]
-            out = None
-    else:
-        out = None
-    if out is None:
-        out = gpu_sssp_steps.run_queued(*args, frontier, st.snap, st.pile, st.bound, delta, limit, st.scratch,
-                                        st.steps)
-        if out is None:
-            return None
-    if out["steps"] == 0:
-        st.steps_skip = out["stop"] in ("ties", "pile")
-        st.frontier, st.snap, st.pile = out["frontier"], out["snap"], out["pile"]
+    out = gpu_sssp_steps.run(shard.indptr, shard.indices, st.w64, st.dist, st.hops, st.pending, frontier,
+                             st.pile, st.bound, delta, limit, st.scratch, st.steps)
+    if out is None or out["steps"] == 0:
         return None
     st.frontier, st.snap, st.pile, st.bound = out["frontier"], out["snap"], out["pile"], out["bound"]
-    if out["stop"] in ("ties", "pile") or (out["stop"] == "edges" and not queued):
-        st.steps_skip = True  # the next superstep is the host's: no empty launch first
+    if out["stop"] in ("ties", "pile", "edges"):  # the next superstep is the host's: no empty launch first
+        st.steps_skip = True
     return out["records"]
 
 

@@ -65,6 +65,11 @@ __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__
         // distance (addition is monotone).  A stale read only relaxes.
         go = !(skip && ld<CG>((const u64*)dist_bits + u) < (u64)__double_as_longlong(du));
     }
+    // a block that relaxes nothing (a stale hub's edges) leaves before the block-wide reservations
+    if (__syncthreads_and(!go)) {
+        if (threadIdx.x == 0 && first < total) atomicAdd(counters + 1, (u64)min((i64)blockDim.x, total - first));
+        return;
+    }
     if (go) {
         i64 before = k ? ld<CG>(scanned + k - 1) : 0;
         i64 e = indptr[u] + (i - before);

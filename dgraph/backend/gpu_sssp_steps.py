@@ -39,9 +39,8 @@ from .gpu_kernels import BLOCK, _suffix, compiled, cooperative_grid
 from . import gpu_sssp
 from .gpu_sssp import DEVICE
 
-#: the device functions of both kinds of launch: the block and two-half grid scans, the bucket bound,
-#: the next bucket's halves (and gpu_sssp's relaxation, hop ties and split)
-_SHARED = DEVICE + r"""
+_SOURCE = "#include <cooperative_groups.h>\n" + DEVICE + r"""
+namespace cg = cooperative_groups;
 
 // Inclusive scan of x over the block (thread order); *sum gets the block's total.
 __device__ __forceinline__ i64 block_scan(i64 x, i64* sum) {
@@ -70,10 +69,9 @@ __device__ __forceinline__ i64 block_scan(i64 x, i64* sum) {
     return x;
 }
 
-// The inclusive scan of a[0..n) over the whole grid, in two halves with a grid-wide barrier between
-// them (a grid barrier in the cooperative kernel, a launch boundary in the queued ones): each block
-// sums its tile, then scans it from the sum of the tiles before; the second returns the total.
-__device__ void scan_tile_sums(const i64* a, i64 n, i64* tile_sums) {
+// a[0..n) <- its inclusive scan, over the whole grid; returns the total (in every thread).
+// Two barriers: each block sums its tile, then scans it from the sum of the tiles before.
+__device__ i64 grid_scan(cg::grid_group& grid, i64* a, i64 n, i64* tile_sums) {
     const i64 tiles = gridDim.x;
     const i64 chunk = (n + tiles - 1) / tiles;
     const i64 lo = min((i64)blockIdx.x * chunk, n), hi = min(lo + chunk, n);
@@ -81,12 +79,7 @@ __device__ void scan_tile_sums(const i64* a, i64 n, i64* tile_sums) {
     for (i64 j = lo + threadIdx.x; j < hi; j += blockDim.x) s += __ldcg(a + j);
     s = block_sum(s);
     if (threadIdx.x == 0) tile_sums[blockIdx.x] = s;
-}
-
-__device__ i64 scan_tiles(i64* a, i64 n, const i64* tile_sums) {
-    const i64 tiles = gridDim.x;
-    const i64 chunk = (n + tiles - 1) / tiles;
-    const i64 lo = min((i64)blockIdx.x * chunk, n), hi = min(lo + chunk, n);
+    grid.sync();
     i64 before = 0, total = 0;
     for (i64 b = threadIdx.x; b < tiles; b += blockDim.x) {
         const i64 t = __ldcg(tile_sums + b);
@@ -102,6 +95,7 @@ __device__ i64 scan_tiles(i64* a, i64 n, const i64* tile_sums) {
         if (j < hi) a[j] = before + x;
         before += sum;
     }
+    grid.sync();
     return total;
 }
 
@@ -112,73 +106,6 @@ __device__ double bound_above(double closest, double bound, double delta) {
     double b = bound + fmax(k, 1.0) * delta;
     while (b <= closest) b = fmax(b + delta, nextafter(closest, __longlong_as_double(0x7ff0000000000000LL)));
     return b;
-}
-
-// The next bucket (sssp.SSSP._next_bucket), when a superstep left the near queue empty and the pile
-// not: first the closest pending pile vertex (c[8] <- ~its distance bits, by atomicMax) ...
-template <bool CG, typename V>
-__device__ void bucket_closest(const V* pile, i64 npile, const unsigned char* pending, const u64* dist_bits,
-                               u64* c) {
-    const i64 stride = (i64)gridDim.x * blockDim.x;
-    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < npile; i += stride) {
-        const V v = ld<CG>(pile + i);
-        if (ld<CG>(pending + v)) atomicMax(c + 8, ~ld<CG>(dist_bits + v));
-    }
-}
-
-// ... then, under the new bound, each pending pile vertex once (the dedupe bits, cleared by
-// bucket_clear after a grid-wide barrier) to the near queue q (c[4]) or the new pile (c[9]).
-template <bool CG, typename V>
-__device__ void bucket_split(const V* pile, i64 npile, unsigned char* pending, const double* dist, const i64* hops,
-                             unsigned* seen, const i64* __restrict__ indptr, double bound, V* q, double* fd,
-                             i64* fh, i64* sc, V* pile_out, u64* c) {
-    const i64 stride = (i64)gridDim.x * blockDim.x;
-    for (i64 base = (i64)blockIdx.x * blockDim.x; base < npile; base += stride) {  // block-uniform
-        const i64 i = base + threadIdx.x;
-        bool near = false, far = false;
-        V v = 0;
-        double d = 0.0;
-        if (i < npile) {
-            v = ld<CG>(pile + i);
-            if (ld<CG>(pending + v)) {
-                const unsigned bit = 1u << (v & 31);
-                if (!(atomicOr(seen + (v >> 5), bit) & bit)) {  // each pile vertex once
-                    d = ld<CG>(dist + v);
-                    near = d < bound;
-                    far = !near;
-                }
-            }
-        }
-        const u64 s = block_reserve(near, c + 4);
-        const u64 sf = block_reserve(far, c + 9);
-        if (near) {
-            pending[v] = 0;
-            q[s] = v;
-            fd[s] = d;
-            fh[s] = ld<CG>(hops + v);
-            sc[s] = indptr[v + 1] - indptr[v];
-        }
-        if (far) pile_out[sf] = v;
-    }
-}
-
-template <bool CG, typename V>
-__device__ void bucket_clear(const V* pile, i64 npile, unsigned* seen) {
-    const i64 stride = (i64)gridDim.x * blockDim.x;
-    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < npile; i += stride) seen[ld<CG>(pile + i) >> 5] = 0;
-}
-
-"""
-
-#: the cooperative kernel (grid barriers between the phases)
-_SOURCE = "#include <cooperative_groups.h>\n" + _SHARED + r"""
-namespace cg = cooperative_groups;
-__device__ i64 grid_scan(cg::grid_group& grid, i64* a, i64 n, i64* tile_sums) {
-    scan_tile_sums(a, n, tile_sums);
-    grid.sync();
-    const i64 total = scan_tiles(a, n, tile_sums);
-    grid.sync();
-    return total;
 }
 
 // Per superstep k, rec[REC*k ..]: [0]-[7] the counters of gpu_sssp (changed, skipped, -, ties, near,
@@ -242,7 +169,10 @@ __device__ void sssp_steps(const i64* __restrict__ indptr, const V* __restrict__
         i64 nnear = (i64)__ldcg(c + 4);
         npile += (i64)__ldcg(c + 6);
         if (nnear == 0 && npile > 0) {  // the next bucket: sssp.SSSP._next_bucket
-            bucket_closest<true, V>(pile[cp], npile, pending, dist_bits, c);
+            for (i64 i = t0; i < npile; i += stride) {
+                const V v = ld<true>(pile[cp] + i);
+                if (ld<true>(pending + v)) atomicMax(c + 8, ~ld<true>(dist_bits + v));
+            }
             grid.sync();
             const u64 closest = ~__ldcg(c + 8);
             if (closest == ~0ull) {  // nothing pending: the pile was all stale
@@ -250,10 +180,35 @@ __device__ void sssp_steps(const i64* __restrict__ indptr, const V* __restrict__
             } else {
                 bound = bound_above(__longlong_as_double((i64)closest), bound, delta);
                 const int np = cp ^ 1;
-                bucket_split<true, V>(pile[cp], npile, pending, dist, hops, seen, indptr, bound, q[nx], fd[nx],
-                                      fh[nx], sc[nx], pile[np], c);
+                for (i64 base = (i64)blockIdx.x * blockDim.x; base < npile; base += stride) {  // block-uniform
+                    const i64 i = base + threadIdx.x;
+                    bool near = false, far = false;
+                    V v = 0;
+                    double d = 0.0;
+                    if (i < npile) {
+                        v = ld<true>(pile[cp] + i);
+                        if (ld<true>(pending + v)) {
+                            const unsigned bit = 1u << (v & 31);
+                            if (!(atomicOr(seen + (v >> 5), bit) & bit)) {  // each pile vertex once
+                                d = ld<true>(dist + v);
+                                near = d < bound;
+                                far = !near;
+                            }
+                        }
+                    }
+                    const u64 s = block_reserve(near, c + 4);
+                    const u64 sf = block_reserve(far, c + 9);
+                    if (near) {
+                        pending[v] = 0;
+                        q[nx][s] = v;
+                        fd[nx][s] = d;
+                        fh[nx][s] = ld<true>(hops + v);
+                        sc[nx][s] = indptr[v + 1] - indptr[v];
+                    }
+                    if (far) pile[np][sf] = v;
+                }
                 grid.sync();
-                bucket_clear<true, V>(pile[cp], npile, seen);
+                for (i64 i = t0; i < npile; i += stride) seen[ld<true>(pile[cp] + i) >> 5] = 0;
                 nnear = (i64)__ldcg(c + 4);
                 npile = (i64)__ldcg(c + 9);
                 cp = np;
@@ -302,161 +257,10 @@ SSSP_STEPS(i64, i64)
 }
 """
 
-#: the queued kernels: a module of its own, as CuPy launches every kernel of a cooperative module
-#: cooperatively (its grid cut to what is resident at once), and the two scan halves must see one grid
-_QUEUED = _SHARED + r"""
-// -- the queued supersteps: the fat ones (more frontier edges than the cooperative launch walks well),
-// one launch a phase at full occupancy, many supersteps queued with no host read between them.
-// Superstep j's counters are its record slot c (as in sssp_steps); the state between launches is in
-// qctl: [0] halted, [1] supersteps run, [2] frontier length, [3] its edges, [4] pile length,
-// [5] bound bits, [6] which pile buffer holds the pile, [7] start time, [8] why it halted
-// (STOPS).  A launch after the halt returns at once.
-#define Q_RUNNING(qctl) if (qctl[0]) return
-__device__ __forceinline__ bool lead_thread() { return blockIdx.x == 0 && threadIdx.x == 0; }
-
-template <typename V>
-__device__ void queued_relax(const i64* __restrict__ indptr, const V* __restrict__ indices, const double* __restrict__ w,
-                             int weighted, u64* dist_bits, i64* hops, unsigned* seen, V* out, V* tv, i64* th, u64* tb,
-                             i64 tie_cap, const V* q, const double* fd, const i64* fh, const i64* sc, i64 pile_cap,
-                             i64 n, i64 edge_limit, u64* c, i64* qctl, int skip) {
-    Q_RUNNING(qctl);
-    const i64 nf = qctl[2], total = qctl[3], npile = qctl[4];
-    // the stops of sssp_steps (every block reads the same words, so all agree); 5: a thin superstep,
-    // the cooperative launch's
-    const int reason = nf == 0 ? 1 : total > tie_cap ? 2 : npile > pile_cap - n ? 3 : total <= edge_limit ? 5 : -1;
-    if (reason >= 0) {
-        if (lead_thread()) {
-            qctl[0] = 1;
-            qctl[8] = reason;
-        }
-        return;
-    }
-    if (lead_thread() && qctl[1] == 0) qctl[7] = (i64)now_ns();
-    const i64 stride = (i64)gridDim.x * blockDim.x;
-    for (i64 first = (i64)blockIdx.x * blockDim.x; first < total; first += stride)  // block-uniform
-        relax_dist<false, V>(indptr, indices, w, weighted, q, sc, (int)nf, total, fd, fh, dist_bits, hops, seen,
-                             out, tv, th, tb, c, first, skip);
-}
-
-template <typename V>
-__device__ void queued_split(const V* out, const double* dist, const i64* hops, unsigned char* pending,
-                             const i64* __restrict__ indptr, V* q, double* fd, i64* fh, i64* sc, V* pa, V* pb,
-                             u64* c, unsigned* seen, const i64* qctl) {
-    Q_RUNNING(qctl);
-    split<false, V>(out, dist, hops, __longlong_as_double(qctl[5]), pending, indptr, q, fd, fh, sc,
-                    (qctl[6] ? pb : pa) + qctl[4], c, seen);
-}
-
-// the next bucket, where the split left the near queue empty and the pile not
-template <typename V>
-__device__ void queued_bucket_closest(const V* pa, const V* pb, const unsigned char* pending,
-                                      const u64* dist_bits, u64* c, const i64* qctl) {
-    Q_RUNNING(qctl);
-    const i64 npile = qctl[4] + (i64)c[6];
-    if (c[4] != 0 || npile == 0) return;
-    bucket_closest<false, V>(qctl[6] ? pb : pa, npile, pending, dist_bits, c);
-}
-
-template <typename V>
-__device__ void queued_bucket_split(V* pa, V* pb, unsigned char* pending, const double* dist, const i64* hops,
-                                    unsigned* seen, const i64* __restrict__ indptr, double delta, V* q,
-                                    double* fd, i64* fh, i64* sc, u64* c, const i64* qctl) {
-    Q_RUNNING(qctl);
-    if (c[8] == 0) return;  // no bucket, or only stale pile entries (c[4] grows here: not a guard)
-    const double bound = bound_above(__longlong_as_double((i64)~c[8]), __longlong_as_double(qctl[5]), delta);
-    bucket_split<false, V>(qctl[6] ? pb : pa, qctl[4] + (i64)c[6], pending, dist, hops, seen, indptr, bound, q,
-                           fd, fh, sc, qctl[6] ? pa : pb, c);
-}
-
-template <typename V>
-__device__ void queued_tile_sums(const V* pa, const V* pb, unsigned* seen, const i64* sc, i64* tile_sums,
-                                 const u64* c, const i64* qctl) {
-    Q_RUNNING(qctl);
-    if (c[8] != 0) bucket_clear<false, V>(qctl[6] ? pb : pa, qctl[4] + (i64)c[6], seen);
-    scan_tile_sums(sc, (i64)c[4], tile_sums);
-}
-
-// the near queue's degree scan, then (one thread) the superstep's record and the state for the next
-__device__ void queued_scan_step(i64* sc, const i64* tile_sums, u64* c, i64* qctl, double delta) {
-    Q_RUNNING(qctl);
-    const i64 nnear = (i64)c[4];
-    const i64 next_total = scan_tiles(sc, nnear, tile_sums);
-    if (!lead_thread()) return;
-    i64 npile = qctl[4] + (i64)c[6];
-    double bound = __longlong_as_double(qctl[5]);
-    i64 cp = qctl[6];
-    if (c[8] != 0) {  // the bucket moved
-        bound = bound_above(__longlong_as_double((i64)~c[8]), bound, delta);
-        npile = (i64)c[9];
-        cp ^= 1;
-    } else if (nnear == 0) {  // nothing pending: the pile was all stale
-        npile = 0;
-    }
-    c[10] = (u64)nnear;
-    c[11] = (u64)npile;
-    c[12] = (u64)__double_as_longlong(bound);
-    c[13] = c[0];
-    c[14] = (u64)qctl[3];
-    c[15] = now_ns();
-    qctl[1] += 1;
-    qctl[2] = nnear;
-    qctl[3] = next_total;
-    qctl[4] = npile;
-    qctl[5] = __double_as_longlong(bound);
-    qctl[6] = cp;
-}
-
-extern "C" {
-#define QUEUED(S, V)                                                                                           \
-__global__ void queued_relax_##S(const i64* indptr, const V* indices, const double* w, int weighted,           \
-                                 u64* dist_bits, i64* hops, unsigned* seen, V* out, V* tv, i64* th, u64* tb,   \
-                                 i64 tie_cap, const V* q, const double* fd, const i64* fh, const i64* sc,      \
-                                 i64 pile_cap, i64 n, i64 edge_limit, u64* c, i64* qctl, int skip) {           \
-    queued_relax<V>(indptr, indices, w, weighted, dist_bits, hops, seen, out, tv, th, tb, tie_cap, q, fd, fh, sc, \
-                    pile_cap, n, edge_limit, c, qctl, skip);                                                   \
-}                                                                                                              \
-__global__ void queued_hops_##S(const V* tv, const i64* th, const u64* tb, const u64* dist_bits, i64* hops,    \
-                                unsigned* seen, V* out, u64* c, const i64* qctl) {                             \
-    Q_RUNNING(qctl);                                                                                           \
-    relax_hops<false, V>(tv, th, tb, dist_bits, hops, seen, out, c);                                           \
-}                                                                                                              \
-__global__ void queued_split_##S(const V* out, const double* dist, const i64* hops, unsigned char* pending,    \
-                                 const i64* indptr, V* q, double* fd, i64* fh, i64* sc, V* pa, V* pb, u64* c,  \
-                                 unsigned* seen, const i64* qctl) {                                            \
-    queued_split<V>(out, dist, hops, pending, indptr, q, fd, fh, sc, pa, pb, c, seen, qctl);                   \
-}                                                                                                              \
-__global__ void queued_bucket_closest_##S(const V* pa, const V* pb, const unsigned char* pending,              \
-                                          const u64* dist_bits, u64* c, const i64* qctl) {                     \
-    queued_bucket_closest<V>(pa, pb, pending, dist_bits, c, qctl);                                             \
-}                                                                                                              \
-__global__ void queued_bucket_split_##S(V* pa, V* pb, unsigned char* pending, const double* dist,              \
-                                        const i64* hops, unsigned* seen, const i64* indptr, double delta, V* q, \
-                                        double* fd, i64* fh, i64* sc, u64* c, const i64* qctl) {               \
-    queued_bucket_split<V>(pa, pb, pending, dist, hops, seen, indptr, delta, q, fd, fh, sc, c, qctl);          \
-}                                                                                                              \
-__global__ void queued_tile_sums_##S(const V* pa, const V* pb, unsigned* seen, const i64* sc, i64* tile_sums,  \
-                                     const u64* c, const i64* qctl) {                                          \
-    queued_tile_sums<V>(pa, pb, seen, sc, tile_sums, c, qctl);                                                 \
-}
-QUEUED(i32, int)
-QUEUED(i64, i64)
-__global__ void queued_scan(i64* sc, const i64* tile_sums, u64* c, i64* qctl, double delta) {
-    queued_scan_step(sc, tile_sums, c, qctl, delta);
-}
-}
-"""
-
-
 #: supersteps one launch may run (the size of the record buffer)
 MAX_STEPS = 4096
 REC = 16  # words per superstep record (the CUDA source's REC)
-STOPS = ("limit", "empty", "ties", "pile", "edges", "thin")
-#: supersteps the queued path puts on the stream before it reads how far they got (a halted
-#: superstep still costs its launches: ~7 of a few microseconds)
-QUEUE_BATCH = int(os.environ.get("DGRAPH_SSSP_QUEUE_BATCH", 4))
-#: blocks a multiprocessor in the queued launches (full occupancy at 256 threads; the occupancy
-#: query cuts it to what the relaxation's registers allow: 6 on an H100)
-QUEUE_BLOCKS_PER_SM = 8
+STOPS = ("limit", "empty", "ties", "pile", "edges")
 #: a superstep over more frontier edges than this goes back to the host-driven kernels: they
 #: launch a thread per edge at full occupancy, where this kernel's resident grid (72 registers a
 #: thread, one block a multiprocessor) walks them in rounds (H100, rmat20 from the hub at delta 4:
@@ -481,17 +285,8 @@ def enabled():
     return os.environ.get("DGRAPH_SSSP_STEPS", "1") != "0"
 
 
-def queued_enabled():
-    """False when ``DGRAPH_SSSP_QUEUED=0``: the fat supersteps are then host-driven (one host read each)."""
-    return os.environ.get("DGRAPH_SSSP_QUEUED", "1") != "0"
-
-
 def module():
     return compiled(_SOURCE, "--fmad=false", cooperative=True)
-
-
-def queued_module():
-    return compiled(_QUEUED, "--fmad=false")
 
 
 class StepBuffers:
@@ -511,108 +306,12 @@ class StepBuffers:
         self.tile_sums = None
         self.rec = cp.zeros(REC * MAX_STEPS, dtype=cp.uint64)
         self.ctl = cp.zeros(12, dtype=cp.int64)
-        self.qctl = cp.zeros(16, dtype=cp.int64)  # the queued path's state (run_queued)
-        self.queue_tiles = None
-        self.slots = []  # views of rec, one a queued superstep
 
 
 def worth_a_launch(snap):
     """False when the next superstep's edge count is known (``snap``) to exceed EDGE_LIMIT: the
     launch would stop before it (a launch, a scan and a read for nothing)."""
     return snap is None or snap[3] <= EDGE_LIMIT
-
-
-def _records(rec, start):
-    """(report, seconds) per superstep from the record words (REC a superstep) and the start time."""
-    ends = rec[:, 15].astype(np.int64)
-    times = (ends - np.concatenate([[start], ends[:-1]])) * 1e-9
-    bounds = rec[:, 12].view(np.float64)
-    return [({"frontier": int(r[10]), "far": int(r[11]), "bound": float(bd), "improved": int(r[13]),
-              "edges": int(r[14]), "skipped": int(r[1])}, float(t)) for r, bd, t in zip(rec, bounds, times)]
-
-
-def _into(frontier, snap, bufs_a, bufs_b):
-    """The (queue, distances, hops, degree scan) buffer set that holds ``frontier`` and its ``snap``
-    (copied into the first set where they are elsewhere), then the other set."""
-    a, b = bufs_a, bufs_b
-    if _same(frontier, b[0]):
-        a, b = b, a
-    nf = len(frontier)
-    if nf:
-        for dst, src in zip(a, (frontier,) + tuple(snap[:3])):
-            if not _same(src, dst):
-                dst[:nf] = src
-    return a, b
-
-
-def run_queued(indptr, indices, w, dist, hops, pending, frontier, snap, pile, bound, delta, max_steps, scratch, bufs,
-               edge_limit=None):
-    """Run the fat supersteps from ``frontier`` (with its ``snap``: distances, hops, degree scan,
-    edges) and the far ``pile``: each superstep's phases as launches at full occupancy (relax, hop
-    ties, split, the next bucket's two halves, the degree scan's two halves), up to QUEUE_BATCH
-    supersteps queued before one read of how far they got.  A superstep with at most EDGE_LIMIT
-    frontier edges stops it ("thin": the cooperative launch's turn), as do the stops of :func:`run`.
-    Returns None when the pile does not fit, else :func:`run`'s dict.
-    """
-    import cupy as cp  # noqa: PLC0415
-
-    n = len(dist)
-    if len(pile) > bufs.pile_cap - n:
-        return None
-    total = int(snap[3])
-    a, b = _into(frontier, snap, (scratch.near, scratch.fd, scratch.fh, scratch.ndeg),
-                 (bufs.near, bufs.fd, bufs.fh, bufs.scan))
-    pa, pb = bufs.piles
-    if _same(pile, pb):
-        pa, pb = pb, pa
-    elif not _same(pile, pa) and len(pile):
-        pa[: len(pile)] = pile
-    tv, th, tb = scratch.ties(min(len(indices), max(4 * total, TIE_CAP)))
-    steps = max(1, min(int(max_steps), QUEUE_BATCH, MAX_STEPS))
-    sfx = _suffix(indices.dtype)
-    mod = queued_module()
-    k_relax, k_hops, k_split, k_close, k_bsplit, k_tiles = (
-        mod.get_function(f"queued_{name}_{sfx}")
-        for name in ("relax", "hops", "split", "bucket_closest", "bucket_split", "tile_sums"))
-    k_scan = mod.get_function("queued_scan")
-    # the blocks the relaxation keeps resident (a grid-stride loop over more blocks than that runs
-    # its last blocks' shares in a second wave); the scan halves share it (tiles = blocks)
-    grid = cooperative_grid(k_relax, QUEUE_BLOCKS_PER_SM)
-    if bufs.queue_tiles is None or len(bufs.queue_tiles) < grid:
-        bufs.queue_tiles = cp.zeros(grid, dtype=cp.int64)
-    while len(bufs.slots) < steps:
-        bufs.slots.append(bufs.rec[REC * len(bufs.slots): REC * (len(bufs.slots) + 1)])
-    bufs.rec[: REC * steps].fill(0)
-    bufs.qctl.set(np.array([0, 0, len(frontier), total, len(pile), np.float64(bound).view(np.int64), 0, 0, 0,
-                            0, 0, 0, 0, 0, 0, 0], dtype=np.int64))
-    if not scratch.seen_clean:
-        scratch.seen.fill(0)
-    scratch.seen_clean = False
-    weighted = w is not None
-    wt, wflag = (w if weighted else dist), cp.int32(weighted)
-    bits = dist.view(cp.uint64)
-    pend = pending.view(cp.uint8)
-    tie_cap, pile_cap, nn = cp.int64(min(len(tv), TIE_LIMIT)), cp.int64(bufs.pile_cap), cp.int64(n)
-    limit = cp.int64(EDGE_LIMIT if edge_limit is None else edge_limit)
-    skip, dd = cp.int32(gpu_sssp.skip_stale()), cp.float64(delta)
-    g, blk, q = (grid,), (BLOCK,), bufs.qctl
-    sets = (a, b)
-    for j in range(steps):
-        cur, nx, c = sets[j & 1], sets[(j + 1) & 1], bufs.slots[j]
-        k_relax(g, blk, (indptr, indices, wt, wflag, bits, hops, scratch.seen, scratch.out, tv, th, tb, tie_cap,
-                         *cur, pile_cap, nn, limit, c, q, skip))
-        k_hops(g, blk, (tv, th, tb, bits, hops, scratch.seen, scratch.out, c, q))
-        k_split(g, blk, (scratch.out, dist, hops, pend, indptr, *nx, pa, pb, c, scratch.seen, q))
-        k_close(g, blk, (pa, pb, pend, bits, c, q))
-        k_bsplit(g, blk, (pa, pb, pend, dist, hops, scratch.seen, indptr, dd, *nx, c, q))
-        k_tiles(g, blk, (pa, pb, scratch.seen, nx[3], bufs.queue_tiles, c, q))
-        k_scan(g, blk, (nx[3], bufs.queue_tiles, c, q, dd))
-    halted, ran, nf, total, npile, bound_bits, which, start, why = (int(x) for x in q[:9].get())
-    records = _records(bufs.rec[: REC * ran].get().reshape(ran, REC), start) if ran else []
-    cur = sets[ran & 1]
-    return {"steps": ran, "stop": STOPS[why] if halted else "limit", "records": records, "frontier": cur[0][:nf],
-            "snap": (cur[1][:nf], cur[2][:nf], cur[3][:nf], total) if nf else None,
-            "pile": (pa, pb)[which][:npile], "bound": float(np.int64(bound_bits).view(np.float64))}
 
 
 def _same(a, b):
@@ -665,12 +364,15 @@ def run(indptr, indices, w, dist, hops, pending, frontier, pile, bound, delta, m
     ctl = [int(x) for x in bufs.ctl[:9].get()]
     steps, why, start, nf, total, npile, bound_bits, cur, cp_ = ctl
     rec = bufs.rec[: REC * steps].get().reshape(steps, REC)
-    records = _records(rec, start)
+    ends = rec[:, 15].astype(np.int64)
+    times = (ends - np.concatenate([[start], ends[:-1]])) * 1e-9
+    bounds = rec[:, 12].view(np.float64)
+    records = [({"frontier": int(r[10]), "far": int(r[11]), "bound": float(bd), "improved": int(r[13]),
+                 "edges": int(r[14]), "skipped": int(r[1])}, float(t)) for r, bd, t in zip(rec, bounds, times)]
     q = (a, b)[cur]
     return {"steps": steps, "stop": STOPS[why], "records": records, "frontier": q[0][:nf],
             "snap": (q[1][:nf], q[2][:nf], q[3][:nf], total) if nf else None,
             "pile": (pa, pb)[cp_][:npile], "bound": float(np.int64(bound_bits).view(np.float64))}
 
 
-__all__ = ["run", "run_queued", "StepBuffers", "enabled", "queued_enabled", "worth_a_launch", "MAX_STEPS",
-           "EDGE_LIMIT", "BLOCKS_PER_SM", "QUEUE_BATCH"]
+__all__ = ["run", "StepBuffers", "enabled", "worth_a_launch", "MAX_STEPS", "EDGE_LIMIT", "BLOCKS_PER_SM"]

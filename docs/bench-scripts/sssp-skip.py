@@ -1,7 +1,6 @@
-"""GPU SSSP with and without the skip of stale frontier rows (DGRAPH_SSSP_SKIP_STALE) and the queued
-fat supersteps (DGRAPH_SSSP_QUEUED), alternated in one process: best-of time, supersteps, frontier
-edges, edges skipped, relaxations, and whether the answers are equal; then a cProfile of one run
-(host time per function).
+"""GPU SSSP with and without the skip of stale frontier rows (DGRAPH_SSSP_SKIP_STALE), alternated in
+one process: best-of time, supersteps, frontier edges, edges skipped, relaxations, and whether the
+answers are equal; then a cProfile of one run (host time per function).
 
     python3 docs/bench-scripts/sssp-skip.py [rmat scale] [grid side] [profile]
 """
@@ -15,7 +14,7 @@ import time
 import numpy as np
 
 import dgraph
-from dgraph.backend import gpu_sssp_steps, to_numpy
+from dgraph.backend import to_numpy
 from dgraph.bench.bfs import pick_source
 from dgraph.bench.spec import load_graph
 
@@ -43,11 +42,10 @@ if side:
                                              backend="cupy"), "corner", 3))
 for name, G, how, repeat in graphs:
     s = pick_source(G, how) if how != "corner" else 0
-    modes = {"plain": ("0", "0", 4), "skip": ("1", "0", 4), "queued": ("0", "1", 4), "both": ("1", "1", 4),
-             "both-batch8": ("1", "1", 8), "both-batch2": ("1", "1", 2)}
+    modes = {"plain": "0", "skip": "1"}
 
     def use(mode):
-        os.environ["DGRAPH_SSSP_SKIP_STALE"], os.environ["DGRAPH_SSSP_QUEUED"], gpu_sssp_steps.QUEUE_BATCH = modes[mode]
+        os.environ["DGRAPH_SSSP_SKIP_STALE"] = modes[mode]
 
     for mode in modes:
         use(mode)
@@ -73,7 +71,7 @@ for name, G, how, repeat in graphs:
 
 if profile:
     G, s = graphs[0][1], pick_source(graphs[0][1], "max-degree")
-    os.environ["DGRAPH_SSSP_SKIP_STALE"] = os.environ["DGRAPH_SSSP_QUEUED"] = "1"
+    os.environ["DGRAPH_SSSP_SKIP_STALE"] = "1"
     pr = cProfile.Profile()
     pr.enable()
     for _ in range(5):
