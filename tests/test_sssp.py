@@ -346,6 +346,17 @@ def test_executors_equal_local(client):
     assert graphs == 8
 
 
+def test_distributed_hop_pass(client):
+    """The hop pass on a Dask cluster: the check runs when the deferred result is fetched."""
+    G = dgraph.from_edges([0, 0, 2, 1], [1, 2, 1, 3], weights=[1.0, 0.25, 0.25, 2.0 ** 60], directed=True)
+    PG = G.partition(2, client=client)
+    for executor in ("tasks", "spmd"):
+        r = dgraph.sssp(PG, 0, delta=math.inf, executor=executor)
+        assert r.parent.tolist() == [0, 2, 0, 1], executor
+        assert r.distance.tolist() == [0.0, 0.5, 0.25, 2.0 ** 60]
+        assert r.params["hop_pass"] >= 3 and r.supersteps > r.params["hop_pass"]
+
+
 def test_distributed_negative_weight(client):
     G = dgraph.from_edges([0, 1, 2], [1, 2, 0], weights=[1, -1, 2], directed=True)
     with pytest.raises(InputError, match="edge 1 -> 2 has weight -1"):
