@@ -108,6 +108,17 @@ def test_skipping_stale_rows_relaxes_fewer_edges(monkeypatch):
     assert relaxed < 0.9 * plain.edges_touched  # rmat20: 0.55x
 
 
+def test_skipping_stale_rows_in_the_cooperative_launch(monkeypatch):
+    """The whole run in one cooperative launch (no edge limit) with the skip: some rows skipped,
+    numpy's distances and parents."""
+    G = dgraph.generate("rmat", scale=16, seed=5, weighted=True)
+    s = _source(G)
+    cpu = dgraph.sssp(G, s, delta=math.inf)
+    got = _run(G, s, math.inf, monkeypatch, steps=True, skip=True, EDGE_LIMIT=1 << 40)
+    _check_same(got, cpu, records=False)
+    assert got.stats["skipped"].sum() > 0
+
+
 @pytest.mark.parametrize("patch", [dict(MAX_STEPS=3), dict(EDGE_LIMIT=40), dict(TIE_LIMIT=30),
                                    dict(PILE_SLACK=0), dict(MAX_STEPS=1, EDGE_LIMIT=200, PILE_SLACK=5)],
                          ids=["step-limit", "edge-limit", "tie-limit", "pile", "mixed"])

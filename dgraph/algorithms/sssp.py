@@ -70,10 +70,10 @@ with the same distances, the same near frontier and the same far pile; the
 superstep sequence is the same whatever the partitioning.
 
 Parents are computed once, after convergence, from the final distances:
-the parent of ``v`` is the smallest-id ``u`` with an edge ``u -> v`` and
+the parent of ``v`` is the smallest-id ``u`` with an edge ``u -> v``,
 ``dist[u] + w(u, v) == dist[v]`` (the same float64 expression the
 relaxation used, so it is exact: the edge that last lowered ``dist[v]``
-satisfies it).  Each shard finds candidates over its owned out-edges; one
+satisfies it) and ``u`` one hop closer to the source (below).  Each shard finds candidates over its owned out-edges; one
 final exchange reconciles them by minimum.  So every executor, partition
 count, backend and delta returns the same parent array.  The source is its
 own parent.
@@ -158,7 +158,7 @@ class SSSP(Program):
         n = shard.n
         vdt = shard.indices.dtype
         st = SSSPState()
-        if xp is not np and self.dist is None and n:
+        if xp is not np and self.kernels == "fused" and self.dist is None and n:  # one CUDA launch
             from ..backend import gpu_sssp  # noqa: PLC0415
 
             st.dist, st.hops, st.pending, st.frontier = gpu_sssp.init_state(n, self.source, vdt)
@@ -626,7 +626,8 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
     Returns a :class:`~dgraph.engine.result.Result` with columns ``distance``
     (float64, the sum of weights along a shortest path; inf when unreachable)
     and ``parent`` (the smallest-id ``u`` with an edge ``u -> v`` and
-    ``distance[u] + w(u, v) == distance[v]``; the source is its own parent;
+    ``distance[u] + w(u, v) == distance[v]`` on a shortest path with the fewest
+    edges, i.e. ``u`` one edge closer to the source; the source is its own parent;
     -1 when unreachable), in the user's vertex ids.  An unweighted graph has
     weight 1 on every edge.  Weights must be non-negative: a negative one
     raises :class:`~dgraph.errors.InputError` naming the edge, before any work.
@@ -703,13 +704,19 @@ def _hop_pass(r, cols, run):
     any reached vertex has no parent, a second run from the source with the final distances fixed
     and delta = inf (a breadth-first search over the tight edges, level by level) recomputes every
     hop count, and so every parent, from the final distances alone.  Its supersteps are added to
-    ``r.stats``; ``r.params['hop_pass']`` counts them."""
+    ``r.stats`` (``phase`` "hop pass", numbered on from the first run's) and its time to
+    ``r.run_time``; ``r.params['hop_pass']`` counts them.  On a Dask result the check runs when the
+    columns are first fetched, so its supersteps appear in the stats from then on."""
     if not _orphans(cols):
         return cols
     again = run(math.inf, to_numpy(cols["distance"]))
-    r._stats.extend(again.stats_records)
+    columns = again._columns
+    first = len(r._stats)
+    r._stats.extend(dict(rec, superstep=first + i, phase="hop pass") for i, rec in enumerate(again.stats_records))
     r.params["hop_pass"] = again.supersteps
-    return again._columns
+    if r.run_time is not None and again.run_time is not None:
+        r.run_time += again.run_time
+    return columns
 
 
 __all__ = ["sssp", "SSSP", "auto_delta"]

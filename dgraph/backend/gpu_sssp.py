@@ -6,15 +6,20 @@ One superstep relaxes the frontier's out-edges, load-balanced over edges
 1. distance (one thread per edge): ``atomicMin`` on the bits of ``dist[v]``
    (distances are never negative, so their IEEE bits order as unsigned
    integers); a vertex whose distance drops has its hop count reset.  A
-   candidate that was at most ``dist[v]`` when it ran goes on a tie list:
-   the only candidates that can equal the final distance;
+   finite candidate that was at most ``dist[v]`` when it ran goes on a tie
+   list: the only candidates that can equal the final distance (an
+   overflowing sum, inf, is no path);
 2. hops (one thread per tie-list entry): where the candidate equals the
    (now final) ``dist[v]``, ``atomicMin`` on ``hops[v]``.
 
 Candidates are read from a snapshot of the frontier's (distance, hops)
-taken before the launch, so a superstep relaxes exactly what the
-vectorized step does and ends in the same state: the (distance, hops)
-lexicographic minimum over the old state and every candidate.  Each vertex
+taken before the launch, so with ``skip`` off a superstep relaxes exactly
+what the vectorized step does and ends in the same state: the (distance,
+hops) lexicographic minimum over the old state and every candidate.  With
+``skip`` on (the default for one whole shard, :func:`skip_stale`) a row whose
+distance another thread already lowered is left for the next superstep:
+the same converged answers, a state per superstep that depends on the
+order the GPU ran the edges in.  Each vertex
 that changed is appended once (a bitmap dedupes) to the output queue.
 
 ``split`` is the receive of a single shard: the changed vertices go to the

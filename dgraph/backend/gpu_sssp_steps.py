@@ -20,9 +20,10 @@ queue is empty, the next bucket (the closest pending far vertex fixes the
 new bound, the same float64 arithmetic as ``cpu_sssp.bound_above``; the pile is
 deduplicated and split again).  Then the near queue's degrees are scanned
 in place (two barriers: block sums, then each block scans its tile) for the
-next relaxation.  So distances, hops, parents and every per-superstep
-record (frontier, far, bound, improved, edges) are the host path's; only
-the order of vertices inside a queue differs.
+next relaxation.  So distances, hops, parents and (with the skip of stale
+rows off, ``DGRAPH_SSSP_SKIP_STALE=0``) every per-superstep record
+(frontier, far, bound, improved, edges) are the host path's; only the
+order of vertices inside a queue differs.
 
 The near queue and the pile are double-buffered (a phase reads one and
 writes the other).  Every read of what an earlier phase wrote goes through
