@@ -689,11 +689,7 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
 def _orphans(cols):
     """Reached vertices without a parent (none when the hop counts are consistent)."""
     d, par = cols["distance"], cols["parent"]
-    if array_module(d) is not np:
-        from ..backend import gpu_sssp  # noqa: PLC0415
-
-        return gpu_sssp.orphans(d, par)
-    return int(np.count_nonzero((d < np.inf) & (par < 0)))
+    return int(array_module(d).count_nonzero((d < np.inf) & (par < 0)))
 
 
 def _hop_pass(r, cols, run):

@@ -327,13 +327,12 @@ def split(dist, hops, bound, pending, indptr, scratch, total):
 _elementwise = {}
 
 
-def _kernel(name, *spec):
-    """A CuPy ElementwiseKernel/ReductionKernel built once (``spec[0]`` picks the kind)."""
+def _kernel(name, in_params, out_params, body):
+    """A CuPy ElementwiseKernel, built once."""
     import cupy as cp  # noqa: PLC0415
 
     if name not in _elementwise:
-        kind, *rest = spec
-        _elementwise[name] = getattr(cp, kind)(*rest, name=name)
+        _elementwise[name] = cp.ElementwiseKernel(in_params, out_params, body, name=name)
     return _elementwise[name]
 
 
@@ -343,7 +342,7 @@ def init_state(n, source, vdt):
     import cupy as cp  # noqa: PLC0415
 
     dist, hops, pending = cp.empty(n, cp.float64), cp.empty(n, cp.int64), cp.empty(n, cp.bool_)
-    _kernel("dgraph_sssp_init", "ElementwiseKernel", "int64 s", "float64 d, int64 h, bool p",
+    _kernel("dgraph_sssp_init", "int64 s", "float64 d, int64 h, bool p",
             "d = i == s ? 0.0 : __longlong_as_double(0x7ff0000000000000LL); "
             "h = i == s ? 0 : 0x7fffffffffffffffLL; p = false")(source, dist, hops, pending)
     return dist, hops, pending, cp.full(1, source, dtype=vdt)
@@ -351,16 +350,10 @@ def init_state(n, source, vdt):
 
 def finish_parents(par, big, source):
     """In place: ``big`` (no parent) -> -1, the source its own parent; one launch."""
-    _kernel("dgraph_sssp_parents", "ElementwiseKernel", "T big, int64 s", "T p",
+    _kernel("dgraph_sssp_parents", "T big, int64 s", "T p",
             "p = i == s ? (T)s : (p == big ? (T)-1 : p)")(par.dtype.type(big), source, par)
     return par
 
-
-def orphans(dist, par):
-    """Vertices with a finite distance and a negative parent, counted in one reduction."""
-    return int(_kernel("dgraph_sssp_orphans", "ReductionKernel", "float64 d, T p", "int64 n",
-                       "(d < __longlong_as_double(0x7ff0000000000000LL) && p < 0) ? 1 : 0", "a + b",
-                       "n = a", "0")(dist, par))
 
 
 def tight_parents(indptr, indices, w, row_base, rows, dist, hops, source, par):
