@@ -49,7 +49,7 @@ class PageRank(Program):
         st = {"rank": xp.full(n, 1.0 / n if n else 0.0, dtype=np.float64)}
         deg = shard.degree.astype(np.float64)
         st["inv_deg"] = xp.where(deg > 0, 1.0 / xp.maximum(deg, 1.0), 0.0)
-        st["dangling"] = xp.flatnonzero(shard.degree == 0)
+        st["dangling"] = xp.flatnonzero(shard.degree == 0) if xp is np else None  # CuPy: inv_deg == 0
         st["plan"] = row_sum_plan(shard.csc(edge_ids=False)[0]) if self.variant == "pull" else None
         st["teleport"] = None if self.teleport is None else xp.asarray(self.teleport, dtype=np.float64)
         return st
@@ -65,8 +65,14 @@ class PageRank(Program):
 
     def _base(self, shard, st):
         """(1-d) t + d D t: the part of every new rank that does not come from in-edges (a 0-d
-        array, so a GPU never waits for the dangling mass)."""
-        dangling_mass = st["rank"][st["dangling"]].sum()
+        array, so a GPU never waits for the dangling mass; on CuPy added in gpu_pagerank's fixed
+        order, the fused iterations' own)."""
+        if shard.xp is np:
+            dangling_mass = st["rank"][st["dangling"]].sum()
+        else:
+            from ..backend import gpu_pagerank  # noqa: PLC0415
+
+            dangling_mass = gpu_pagerank.sums(st["rank"], st["inv_deg"])[0]
         if st["teleport"] is None:
             return ((1.0 - self.d) + self.d * dangling_mass) / max(shard.n, 1)
         return ((1.0 - self.d) + self.d * dangling_mass) * st["teleport"]
@@ -100,7 +106,11 @@ class PageRank(Program):
                 sums += to_backend(c.arrays["partial"], xp)
         new = base + self.d * sums
         st["rank"] = new
-        return xp.abs(new - old).sum()
+        if xp is np:
+            return xp.abs(new - old).sum()
+        from ..backend import gpu_pagerank  # noqa: PLC0415
+
+        return gpu_pagerank.sums(new, st["inv_deg"], old)[1]
 
     def run_steps(self, shard, st, ctx, limit):
         """A fixed iteration count on one GPU shard: every iteration queued on the device at once
@@ -121,8 +131,8 @@ class PageRank(Program):
         fused = None
         if self.variant == "pull":
             cindptr, cindices, _ = shard.csc(edge_ids=False)
-            fused = FusedIterations(cindptr, cindices, st["rank"], st["inv_deg"], st["dangling"], st["teleport"],
-                                    self.d, st["plan"])
+            fused = FusedIterations(cindptr, cindices, st["rank"], st["inv_deg"], st["teleport"], self.d,
+                                    st["plan"])
         marks = [cp.cuda.Event() for _ in range(k + 1)]
         marks[0].record()
         deltas = []

@@ -215,10 +215,13 @@ __device__ void pull_thread(const i64* __restrict__ cindptr, const V* __restrict
 
 // out[r] = sum of x[indices[e]] over row r, load-balanced and deterministic:
 // every row is cut into segments of at most SEG_LANES * SEG_ITER edges (a
-// row of degree 0 has one empty segment); SEG_LANES lanes sum a segment, each
-// lane its strided edges in order, then a fixed shuffle tree (seg_sum); a
-// thread per row then adds its segments in order (seg_total).  No atomics:
-// a vertex's sum is the same whatever the partitioning or the launch.
+// row of degree 0 has none: its total is 0); SEG_LANES lanes sum a segment, each
+// lane its strided edges in order, then a fixed shuffle tree (seg_sum); a row
+// of more than FOLD_MIN segments (a hub) has them added by a warp, lane l its
+// segments l, l + 32, ... in order, then a fixed shuffle tree, into its first
+// segment (seg_fold), which then stands for the row (segend); a thread per row
+// adds its segments in order (seg_total).  No atomics: a vertex's sum is the
+// same whatever the partitioning or the launch.
 #define SEG_LANES 8  // 4 and 16 were slower (H100, rmat20 PageRank: 0.452-0.469 vs 0.435-0.454 ms/iter)
 #define SEG_ITER 8
 template <typename V>
@@ -248,11 +251,24 @@ __global__ void seg_sum_i64(const i64* indptr, const i64* indices, const double*
                             const i64* seg_row, double* partial, i64 nseg) {
     seg_sum<i64>(indptr, indices, x, segptr, seg_row, partial, nseg);
 }
-__global__ void seg_total(const i64* segptr, const double* partial, double* out, i64 nrows) {
+__global__ void seg_fold(const i64* segptr, const i64* hubs, double* partial, i64 nhubs) {
+    i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x % 32;
+    double acc = 0.0;
+    i64 first = 0;
+    if (w < nhubs) {
+        i64 r = hubs[w];
+        first = segptr[r];
+        for (i64 s = first + lane; s < segptr[r + 1]; s += 32) acc += partial[s];
+    }
+    for (int off = 16; off > 0; off >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, off);
+    if (w < nhubs && lane == 0) partial[first] = acc;
+}
+__global__ void seg_total(const i64* segptr, const i64* segend, const double* partial, double* out, i64 nrows) {
     i64 r = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= nrows) return;
     double acc = 0.0;
-    for (i64 s = segptr[r]; s < segptr[r + 1]; ++s) acc += partial[s];
+    for (i64 s = segptr[r]; s < segend[r]; ++s) acc += partial[s];
     out[r] = acc;
 }
 __global__ void push_lb_i32(const i64* indptr, const int* indices, const int* frontier_rows,
@@ -370,27 +386,35 @@ def visit_pull(cindptr, cindices, fmask, row_base, rows, labels, parents, level,
 
 
 SEG_EDGES = 64  # SEG_LANES * SEG_ITER in the CUDA source
+FOLD_MIN = 4    # rows of more segments have them added by a warp (seg_fold), not one thread
 
 
 class RowSumPlan:
-    """The segments of a CSR's rows for :func:`gather_row_sum`: build once per graph, reuse."""
+    """The segments of a CSR's rows for :func:`gather_row_sum`: build once per graph, reuse.
+
+    ``segptr``: each row's first segment; ``segend``: the end of the segments a row's total adds
+    (its first alone for a hub, whose segments seg_fold has added into it); ``hubs``: those rows."""
 
     def __init__(self, indptr):
         import cupy as cp  # noqa: PLC0415
 
         n = len(indptr) - 1
         deg = indptr[1:] - indptr[:-1]
-        nseg = cp.maximum((deg + SEG_EDGES - 1) // SEG_EDGES, 1)
+        nseg = (deg + SEG_EDGES - 1) // SEG_EDGES  # none for an empty row (38% of rmat20's)
         self.segptr = cp.zeros(n + 1, dtype=cp.int64)
         cp.cumsum(nseg, out=self.segptr[1:])
         self.nseg = int(self.segptr[-1]) if n else 0
         self.seg_row = cp.searchsorted(self.segptr, cp.arange(self.nseg, dtype=cp.int64), side="right") - 1
         self.partial = cp.empty(self.nseg, dtype=cp.float64)
+        self.hubs = cp.flatnonzero(nseg > FOLD_MIN)
+        self.segend = self.segptr[1:].copy()
+        self.segend[self.hubs] = self.segptr[self.hubs] + 1
         self.indptr = indptr
 
 
 def row_segment_sums(indptr, indices, x, plan):
-    """plan.partial[s] = the sum of x over row segment s (the first of gather_row_sum's kernels)."""
+    """Each row's segment sums into plan.partial, a hub's folded into its first segment (the first
+    kernels of gather_row_sum): the row's total is then partial[segptr[r]:segend[r]] added in order."""
     import cupy as cp  # noqa: PLC0415
 
     threads = plan.nseg * 8  # SEG_LANES
@@ -398,6 +422,10 @@ def row_segment_sums(indptr, indices, x, plan):
         kern = module().get_function("seg_sum_" + _suffix(indices.dtype))
         kern(((threads + BLOCK - 1) // BLOCK,), (BLOCK,),
              (indptr, indices, x, plan.segptr, plan.seg_row, plan.partial, cp.int64(plan.nseg)))
+    nhubs = len(plan.hubs)
+    if nhubs:
+        module().get_function("seg_fold")(((nhubs * 32 + BLOCK - 1) // BLOCK,), (BLOCK,),
+                                          (plan.segptr, plan.hubs, plan.partial, cp.int64(nhubs)))
 
 
 def gather_row_sum(indptr, indices, x, out, plan=None):
@@ -411,5 +439,5 @@ def gather_row_sum(indptr, indices, x, out, plan=None):
         plan = RowSumPlan(indptr)
     row_segment_sums(indptr, indices, x, plan)
     module().get_function("seg_total")(((nrows + BLOCK - 1) // BLOCK,), (BLOCK,),
-                                        (plan.segptr, plan.partial, out, cp.int64(nrows)))
+                                        (plan.segptr, plan.segend, plan.partial, out, cp.int64(nrows)))
     return out

@@ -1,17 +1,23 @@
-"""GPU PageRank iterations with the vector work fused into the row-sum's last kernel.
+"""GPU PageRank: the iteration's vector work fused into the row sum's last kernel, and the two sums
+(dangling mass, L1 change) in one fixed order shared by the fused and the array path.
 
 An iteration of :mod:`dgraph.algorithms.pagerank` on one GPU shard is the
-in-edge row sum (two kernels, :func:`gpu_kernels.gather_row_sum`) plus a
-dozen small array operations (each vertex's share, the dangling mass, the
-teleport term, the new rank, the L1 change): each a kernel launch and a pass
-over a vector.  Here the row sum's second kernel also computes the new rank,
-the next iteration's share and the absolute change of every vertex, reading
-the dangling mass from the device, so an iteration is four kernels (row
-segments, rank update, the dangling mass, the change's sum).
+in-edge row sum (:func:`gpu_kernels.row_segment_sums`) plus a dozen small
+array operations (each vertex's share, the dangling mass, the teleport term,
+the new rank, the L1 change): each a kernel launch and a pass over a vector.
+Here the rank update also computes the next iteration's share and, per block
+of 256 vertices, the partial sums of the new dangling mass and of the
+absolute change; a one-block kernel adds the block partials.  An iteration is
+four kernels (row segments, hub folds, rank update, the two totals) and
+nothing is read back.
 
-The arithmetic is the array path's, operation by operation and with no fused
-multiply-add (``__dadd_rn``/``__dmul_rn``), so the ranks are bit-identical to
-it; only the launches are fewer.
+The two sums are the same two-stage tree wherever a GPU computes them
+(:func:`sums`, used by the array path too): a warp-shuffle tree in each block
+of 256 values, then one block adding the block partials, thread t those of
+blocks t, t + 256, ... in order, and a tree.  The arithmetic is the array
+path's, operation by operation and with no fused multiply-add
+(``__dadd_rn``/``__dmul_rn``), so the fused ranks and L1 changes are
+bit-identical to it; only the launches are fewer.
 """
 
 from __future__ import annotations
@@ -22,22 +28,77 @@ from .gpu_kernels import BLOCK, compiled
 
 _SOURCE = r"""
 typedef long long i64;
+#define BLOCK 256
+
+// the sum of a over the block, in a fixed tree (warp shuffles, then warp 0 over the 8 warp totals),
+// and the same for b; every thread calls it, thread 0 gets the totals
+__device__ void block_sum2(double& a, double& b) {
+    __shared__ double wa[BLOCK / 32], wb[BLOCK / 32];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (int off = 16; off > 0; off >>= 1) {
+        a = __dadd_rn(a, __shfl_down_sync(0xffffffffu, a, off));
+        b = __dadd_rn(b, __shfl_down_sync(0xffffffffu, b, off));
+    }
+    if (lane == 0) { wa[warp] = a; wb[warp] = b; }
+    __syncthreads();
+    if (warp == 0) {
+        a = lane < BLOCK / 32 ? wa[lane] : 0.0;
+        b = lane < BLOCK / 32 ? wb[lane] : 0.0;
+        for (int off = BLOCK / 64; off > 0; off >>= 1) {
+            a = __dadd_rn(a, __shfl_down_sync(0xffffffffu, a, off));
+            b = __dadd_rn(b, __shfl_down_sync(0xffffffffu, b, off));
+        }
+    }
+}
+
+// vertex r's terms of the two sums: its rank if dangling (inv_deg 0), and |rank - old|
+__device__ void terms(double v, double o, double inv, double& mass, double& diff) {
+    mass = inv == 0.0 ? v : 0.0;
+    diff = fabs(__dadd_rn(v, -o));
+}
+
 // new = base + d * sums, base = ((1 - d) + d * mass) / n  (or * teleport[r]); the array path's
-// operations in its order, rounded one by one
-extern "C" __global__ void rank_update(const i64* segptr, const double* partial, const double* old,
-                                       const double* inv_deg, const double* mass, const double* teleport,
-                                       int personalized, double d, double n, double* rank, double* share, double* diff,
-                                       i64 nrows) {
+// operations in its order, rounded one by one; part[block], part[nblocks + block]: the block's sums
+extern "C" __global__ void rank_update(const i64* segptr, const i64* segend, const double* partial,
+                                       const double* old, const double* inv_deg, const double* mass,
+                                       const double* teleport, int personalized, double d, double n,
+                                       double* rank, double* share, double* part, i64 nrows) {
     i64 r = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= nrows) return;
-    double acc = 0.0;
-    for (i64 s = segptr[r]; s < segptr[r + 1]; ++s) acc = __dadd_rn(acc, partial[s]);
-    double head = __dadd_rn(1.0 - d, __dmul_rn(d, mass[0]));
-    double base = personalized ? __dmul_rn(head, teleport[r]) : __ddiv_rn(head, n);
-    double v = __dadd_rn(base, __dmul_rn(d, acc));
-    rank[r] = v;
-    share[r] = __dmul_rn(v, inv_deg[r]);
-    diff[r] = fabs(__dadd_rn(v, -old[r]));
+    double m = 0.0, diff = 0.0;
+    if (r < nrows) {
+        double acc = 0.0;
+        for (i64 s = segptr[r]; s < segend[r]; ++s) acc = __dadd_rn(acc, partial[s]);
+        double head = __dadd_rn(1.0 - d, __dmul_rn(d, mass[0]));
+        double base = personalized ? __dmul_rn(head, teleport[r]) : __ddiv_rn(head, n);
+        double v = __dadd_rn(base, __dmul_rn(d, acc));
+        double inv = inv_deg[r];
+        rank[r] = v;
+        share[r] = __dmul_rn(v, inv);
+        terms(v, old[r], inv, m, diff);
+    }
+    block_sum2(m, diff);
+    if (threadIdx.x == 0) { part[blockIdx.x] = m; part[gridDim.x + blockIdx.x] = diff; }
+}
+
+// the block partials of the two sums over given ranks (old = rank: a change of 0)
+extern "C" __global__ void sum_parts(const double* rank, const double* old, const double* inv_deg,
+                                     double* part, i64 nrows) {
+    i64 r = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    double m = 0.0, diff = 0.0;
+    if (r < nrows) terms(rank[r], old[r], inv_deg[r], m, diff);
+    block_sum2(m, diff);
+    if (threadIdx.x == 0) { part[blockIdx.x] = m; part[gridDim.x + blockIdx.x] = diff; }
+}
+
+// one block: *mass_out = the sum of part[0:nb], *diff_out = the sum of part[nb:2nb]
+extern "C" __global__ void sum_totals(const double* part, i64 nb, double* mass_out, double* diff_out) {
+    double m = 0.0, diff = 0.0;
+    for (i64 i = threadIdx.x; i < nb; i += blockDim.x) {
+        m = __dadd_rn(m, part[i]);
+        diff = __dadd_rn(diff, part[nb + i]);
+    }
+    block_sum2(m, diff);
+    if (threadIdx.x == 0) { *mass_out = m; *diff_out = diff; }
 }
 """
 
@@ -46,21 +107,43 @@ def module():
     return compiled(_SOURCE, "--fmad=false")
 
 
+def _blocks(n):
+    return (n + BLOCK - 1) // BLOCK
+
+
+def sums(rank, inv_deg, old=None):
+    """(dangling mass, L1 change from ``old``) of a rank vector, two 0-d device arrays (the change 0
+    without ``old``), added in the fixed order the fused iteration uses."""
+    import cupy as cp  # noqa: PLC0415
+
+    n = len(rank)
+    out = cp.zeros(2, dtype=np.float64)
+    if n:
+        nb = _blocks(n)
+        part = cp.empty(2 * nb, dtype=np.float64)
+        mod = module()
+        mod.get_function("sum_parts")((nb,), (BLOCK,), (rank, rank if old is None else old, inv_deg, part,
+                                                         cp.int64(n)))
+        mod.get_function("sum_totals")((1,), (BLOCK,), (part, cp.int64(nb), out[0:1], out[1:2]))
+    return out[0], out[1]
+
+
 class FusedIterations:
     """PageRank iterations on one whole-graph CuPy shard; :meth:`step` queues one and returns its
     L1 change as a 0-d device array (nothing is read back)."""
 
-    def __init__(self, cindptr, cindices, rank, inv_deg, dangling, teleport, damping, plan):
+    def __init__(self, cindptr, cindices, rank, inv_deg, teleport, damping, plan):
         import cupy as cp  # noqa: PLC0415
 
         self.cindptr, self.cindices, self.plan = cindptr, cindices, plan
         self.n = len(cindptr) - 1
-        self.inv_deg, self.dangling, self.teleport = inv_deg, dangling, teleport
+        self.inv_deg, self.teleport = inv_deg, teleport
         self.d = float(damping)
         self.rank = rank
         self.spare = cp.empty_like(rank)
         self.share = rank * inv_deg
-        self.diff = cp.empty_like(rank)
+        self.part = cp.empty(2 * _blocks(self.n), dtype=np.float64)
+        self.mass = sums(rank, inv_deg)[0]
         self.zero = cp.zeros((), dtype=np.float64)
 
     def step(self):
@@ -70,16 +153,19 @@ class FusedIterations:
 
         if self.n == 0:
             return self.zero
-        plan = self.plan
-        mass = self.rank[self.dangling].sum() if len(self.dangling) else self.zero
+        plan, n, nb = self.plan, self.n, _blocks(self.n)
         gpu_kernels.row_segment_sums(self.cindptr, self.cindices, self.share, plan)
-        module().get_function("rank_update")(
-            ((self.n + BLOCK - 1) // BLOCK,), (BLOCK,),
-            (plan.segptr, plan.partial, self.rank, self.inv_deg, mass,
-             self.zero if self.teleport is None else self.teleport, cp.int32(self.teleport is not None), cp.float64(self.d),
-             cp.float64(max(self.n, 1)), self.spare, self.share, self.diff, cp.int64(self.n)))
+        mod = module()
+        mod.get_function("rank_update")(
+            (nb,), (BLOCK,),
+            (plan.segptr, plan.segend, plan.partial, self.rank, self.inv_deg, self.mass,
+             self.zero if self.teleport is None else self.teleport, cp.int32(self.teleport is not None),
+             cp.float64(self.d), cp.float64(n), self.spare, self.share, self.part, cp.int64(n)))
+        out = cp.empty(2, dtype=np.float64)  # the next iteration's dangling mass, this one's change
+        mod.get_function("sum_totals")((1,), (BLOCK,), (self.part, cp.int64(nb), out[0:1], out[1:2]))
+        self.mass = out[0:1]
         self.rank, self.spare = self.spare, self.rank
-        return self.diff.sum()
+        return out[1]
 
 
-__all__ = ["FusedIterations"]
+__all__ = ["FusedIterations", "sums"]
