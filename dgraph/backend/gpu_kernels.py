@@ -148,6 +148,48 @@ __device__ __forceinline__ int block_frontier_slot_from(const i64* __restrict__ 
 __device__ __forceinline__ int block_frontier_slot(const i64* __restrict__ scanned, int nf, i64 total, i64 i) {
     return block_frontier_slot_from(scanned, nf, total, (i64)blockIdx.x * blockDim.x, i);
 }
+// The same with the blocks' first slots known (``starts``, from the block_starts kernel: block b's
+// edges lie between slots starts[b] and starts[b + 1]): no search over the whole frontier and no
+// barrier.  Where a block's two searches of ~20 dependent loads each ran before any of its threads
+// could go on, the barrier was the kernel's largest stall (ncu, SSSP rmat20: 21 of 39 cycles an
+// instruction).  ``starts`` null: block_frontier_slot_from (every thread must call it then).
+template <bool CG = false>
+__device__ __forceinline__ int block_slot(const i64* __restrict__ scanned, int nf, i64 total,
+                                          const int* __restrict__ starts, i64 first, i64 i) {
+    if (starts) return i < total ? slot_between<CG>(scanned, starts[blockIdx.x], starts[blockIdx.x + 1], i) : 0;
+    return block_frontier_slot_from<CG>(scanned, nf, total, first, i);
+}
+
+// block_reserve of two flags and block_add of a count in three barriers (they took nine apart):
+// *pa, *pb = the thread's slots in the appends at *ca (flag fa) and *cb (flag fb); *cx += the sum of x.
+__device__ __forceinline__ void block_tally(i64 x, bool fa, bool fb, u64* cx, u64* ca, u64* cb, u64& pa,
+                                            u64& pb) {
+    __shared__ unsigned oa[32], ob[32];
+    __shared__ i64 xs[32];
+    __shared__ u64 base[2];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = (int)((blockDim.x + 31) >> 5);
+    unsigned ba = __ballot_sync(0xffffffffu, fa), bb = __ballot_sync(0xffffffffu, fb);
+    for (int off = 16; off > 0; off >>= 1) x += __shfl_down_sync(0xffffffffu, x, off);
+    if (lane == 0) { oa[warp] = __popc(ba); ob[warp] = __popc(bb); xs[warp] = x; }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        u64 c = 0;
+        i64 sx = 0;
+        for (int w = 0; w < nw; ++w) { unsigned h = oa[w]; oa[w] = (unsigned)c; c += h; sx += xs[w]; }
+        base[0] = c ? atomicAdd(ca, c) : 0;
+        if (sx) atomicAdd(cx, (u64)sx);
+    }
+    if (threadIdx.x == 32 % blockDim.x) {  // the second append's atomic in another warp, in parallel
+        u64 c = 0;
+        for (int w = 0; w < nw; ++w) { unsigned h = ob[w]; ob[w] = (unsigned)c; c += h; }
+        base[1] = c ? atomicAdd(cb, c) : 0;
+    }
+    __syncthreads();
+    unsigned below = (1u << lane) - 1u;
+    pa = base[0] + oa[warp] + __popc(ba & below);
+    pb = base[1] + ob[warp] + __popc(bb & below);
+    __syncthreads();  // the shared slots are free for the next call
+}
 """
 
 _SOURCE = COMMON + r"""
@@ -250,6 +292,10 @@ __global__ void seg_sum_i32(const i64* indptr, const int* indices, const double*
 __global__ void seg_sum_i64(const i64* indptr, const i64* indices, const double* x, const i64* segptr,
                             const i64* seg_row, double* partial, i64 nseg) {
     seg_sum<i64>(indptr, indices, x, segptr, seg_row, partial, nseg);
+}
+__global__ void block_starts(const i64* scanned, int nf, i64 total, int bs, int* starts, i64 count) {
+    i64 b = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (b < count) starts[b] = frontier_slot<false>(scanned, nf, min(b * bs, total - 1));
 }
 __global__ void seg_fold(const i64* segptr, const i64* hubs, double* partial, i64 nhubs) {
     i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -383,6 +429,21 @@ def visit_pull(cindptr, cindices, fmask, row_base, rows, labels, parents, level,
     kern((grid,), (BLOCK,), (cindptr, cindices, fmask, cp.int64(nrows), cp.int64(row_base), rows,
                              cp.int32(len(rows) > 0), labels, parents, cp.int32(level), degree, out,
                              counters))
+
+
+def block_starts(scanned, nf, total):
+    """For a launch of a thread per frontier edge in blocks of BLOCK (``total`` > 0 edges over ``nf``
+    slots with inclusive degree scan ``scanned``): int32 ``starts``, starts[b] the slot of edge
+    min(b * BLOCK, total - 1) for b = 0 .. blocks, so block b's edges lie in slots starts[b] ..
+    starts[b + 1] (:c:func:`block_slot`).  One small launch, searches in parallel."""
+    import cupy as cp  # noqa: PLC0415
+
+    count = (total + BLOCK - 1) // BLOCK + 1
+    starts = cp.empty(count, dtype=cp.int32)
+    module().get_function("block_starts")(((count + BLOCK - 1) // BLOCK,), (BLOCK,),
+                                          (scanned, cp.int32(nf), cp.int64(total), cp.int32(BLOCK), starts,
+                                           cp.int64(count)))
+    return starts
 
 
 SEG_EDGES = 64  # SEG_LANES * SEG_ITER in the CUDA source

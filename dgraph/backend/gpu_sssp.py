@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import os
 
-from .gpu_kernels import BLOCK, COMMON, _suffix, compiled
+from .gpu_kernels import BLOCK, COMMON, _suffix, block_starts, compiled
 
 #: the device functions (also compiled into :mod:`gpu_sssp_steps`' cooperative kernel)
 DEVICE = COMMON + r"""
@@ -51,14 +51,15 @@ __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__
                            const double* __restrict__ w, int weighted, const V* frontier_rows,
                            const i64* scanned, int nf, i64 total, const double* fd,
                            const i64* fh, u64* dist_bits, i64* hops, unsigned* seen, V* out,
-                           V* tv, i64* th, u64* tb, u64* counters, i64 first, int skip) {
+                           V* tv, i64* th, u64* tb, u64* counters, i64 first, int skip,
+                           const int* starts) {
     // edge i = first + threadIdx.x of the frontier's edges; first is block-uniform
     i64 i = first + threadIdx.x;
     bool hit = false, tie = false;
     V v = 0;
     i64 h = 0;
     u64 bits = 0;
-    int k = block_frontier_slot_from<CG>(scanned, nf, total, first, i);
+    int k = block_slot<CG>(scanned, nf, total, starts, first, i);
     bool go = i < total;
     V u = 0;
     double du = 0.0;
@@ -92,14 +93,13 @@ __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__
             }
         }
     }
-    block_add(i < total && !go, counters + 1);
-    u64 j = block_reserve(tie, counters + 3);
+    u64 j, slot;
+    block_tally(i < total && !go, tie, hit, counters + 1, counters + 3, counters + 0, j, slot);
     if (tie) {
         tv[j] = v;
         th[j] = h;
         tb[j] = bits;
     }
-    u64 slot = block_reserve(hit, counters + 0);
     if (hit) out[slot] = v;
 }
 
@@ -132,13 +132,13 @@ __device__ void tight_parents(const i64* __restrict__ indptr, const V* __restric
                               const double* __restrict__ w, int weighted, i64 nrows, i64 nnz,
                               i64 row_base, const V* __restrict__ rows, int nrows_map,
                               const double* __restrict__ dist, const i64* __restrict__ hops,
-                              i64 source, V* par) {
+                              i64 source, V* par, const int* __restrict__ starts) {
     i64 first = (i64)blockIdx.x * blockDim.x;
     i64 e = first + threadIdx.x;
     // the row of edge e: the first r with indptr[r + 1] > e, searched between the rows of the
     // block's first and last edges (a search over every row per edge took 0.87 ms on rmat20)
-    int lo = block_frontier_slot_from<false>(indptr + 1, (int)nrows, nnz, first, e);
-    if (e >= nnz) return;  // after the block-wide search
+    int lo = block_slot<false>(indptr + 1, (int)nrows, nnz, starts, first, e);
+    if (e >= nnz) return;  // after the search
     V v = indices[e];
     double dv = dist[v];
     if (!(dv < __longlong_as_double(0x7ff0000000000000LL)) || (i64)v == source) return;
@@ -192,9 +192,10 @@ extern "C" {
 __global__ void relax_dist_##S(const i64* indptr, const V* indices, const double* w, int weighted,        \
                                const V* frontier_rows, const i64* scanned, int nf, i64 total,             \
                                const double* fd, const i64* fh, u64* dist_bits, i64* hops, unsigned* seen, \
-                               V* out, V* tv, i64* th, u64* tb, u64* counters, int skip) {                \
+                               V* out, V* tv, i64* th, u64* tb, u64* counters, int skip,                  \
+                               const int* starts) {                                                      \
     relax_dist<false, V>(indptr, indices, w, weighted, frontier_rows, scanned, nf, total, fd, fh, dist_bits, hops, \
-                  seen, out, tv, th, tb, counters, (i64)blockIdx.x * blockDim.x, skip);                   \
+                  seen, out, tv, th, tb, counters, (i64)blockIdx.x * blockDim.x, skip, starts);           \
 }                                                                                                         \
 __global__ void relax_hops_##S(const V* tv, const i64* th, const u64* tb, const u64* dist_bits, i64* hops, \
                                unsigned* seen, V* out, u64* counters) {                                   \
@@ -207,9 +208,10 @@ __global__ void split_##S(const V* changed, const double* dist, const i64* hops,
 }                                                                                                         \
 __global__ void tight_parents_##S(const i64* indptr, const V* indices, const double* w, int weighted,      \
                                   i64 nrows, i64 nnz, i64 row_base, const V* rows, int nrows_map,          \
-                                  const double* dist, const i64* hops, i64 source, V* par) {              \
+                                  const double* dist, const i64* hops, i64 source, V* par,                \
+                                  const int* starts) {                                                    \
     tight_parents<V>(indptr, indices, w, weighted, nrows, nnz, row_base, rows, nrows_map, dist, hops,     \
-                     source, par);                                                                        \
+                     source, par, starts);                                                                \
 }
 RELAX_DIST(i32, int)
 RELAX_DIST(i64, i64)
@@ -295,7 +297,8 @@ def relax(indptr, indices, w, rows, fd, fh, scanned, total, dist, hops, scratch,
     module().get_function("relax_dist_" + sfx)(
         ((total + BLOCK - 1) // BLOCK,), (BLOCK,),
         (indptr, indices, w if weighted else fd, cp.int32(weighted), rows, scanned, cp.int32(nf), cp.int64(total),
-         fd, fh, dist, hops, scratch.seen, scratch.out, tv, th, tb, scratch.counters, cp.int32(bool(skip))))
+         fd, fh, dist, hops, scratch.seen, scratch.out, tv, th, tb, scratch.counters, cp.int32(bool(skip)),
+         block_starts(scanned, nf, total)))
     module().get_function("relax_hops_" + sfx)(
         _grid(total), (BLOCK,), (tv, th, tb, dist, hops, scratch.seen, scratch.out, scratch.counters))
 
@@ -367,5 +370,6 @@ def tight_parents(indptr, indices, w, row_base, rows, dist, hops, source, par):
     kern = module().get_function("tight_parents_" + _suffix(indices.dtype))
     kern(((nnz + BLOCK - 1) // BLOCK,), (BLOCK,),
          (indptr, indices, w if weighted else dist, cp.int32(weighted), cp.int64(nrows), cp.int64(nnz),
-          cp.int64(row_base), rows, cp.int32(len(rows) > 0), dist, hops, cp.int64(source), par))
+          cp.int64(row_base), rows, cp.int32(len(rows) > 0), dist, hops, cp.int64(source), par,
+          block_starts(indptr[1:], nrows, nnz)))
     return par

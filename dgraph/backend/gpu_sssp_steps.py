@@ -159,7 +159,7 @@ __device__ void sssp_steps(const i64* __restrict__ indptr, const V* __restrict__
         const int nx = cur ^ 1;
         for (i64 first = (i64)blockIdx.x * blockDim.x; first < total; first += stride)  // block-uniform
             relax_dist<true, V>(indptr, indices, w, weighted, q[cur], sc[cur], (int)nf, total, fd[cur], fh[cur],
-                                dist_bits, hops, seen, out, tv, th, tb, c, first, skip);
+                                dist_bits, hops, seen, out, tv, th, tb, c, first, skip, nullptr);
         grid.sync();
         relax_hops<true, V>(tv, th, tb, dist_bits, hops, seen, out, c);
         grid.sync();
