@@ -137,7 +137,7 @@ PAR_MIN_ARCS = 1 << 16
 
 class SSSPState:
     __slots__ = ("dist", "hops", "frontier", "pending", "pile", "bound", "parents", "big", "fused",
-                 "bd", "bh", "mark", "touched", "gpu", "scratch", "w64", "snap", "steps", "steps_skip")
+                 "bd", "bh", "mark", "touched", "gpu", "scratch", "w64", "snap", "steps", "steps_skip", "skip")
 
 
 class SSSP(Program):
@@ -181,6 +181,11 @@ class SSSP(Program):
         st.bd = st.bh = st.mark = st.touched = None
         # CUDA kernels on the CuPy backend (gpu_sssp): relax in place, parents by atomicMin
         st.gpu = self.kernels == "fused" and xp is not np
+        st.skip = False  # GPU, one whole shard: skip stale frontier rows (gpu_sssp.skip_stale, read once a run)
+        if st.gpu and shard.whole:
+            from ..backend import gpu_sssp  # noqa: PLC0415
+
+            st.skip = gpu_sssp.skip_stale()
         st.scratch = None
         st.snap = None  # GPU, one shard: (fd, fh, scanned, total) of the frontier, from the last split
         st.steps = None  # GPU, one shard: the buffers of the many-supersteps launch (gpu_sssp_steps)
@@ -470,7 +475,7 @@ def _gpu_relax(shard, st):
         fd, fh = st.dist[gids], st.hops[gids]
         scanned, total = gpu_sssp.frontier_scan(shard.indptr, rows)
     gpu_sssp.relax(shard.indptr, shard.indices, st.w64, rows, fd, fh, scanned, total, st.dist, st.hops, st.scratch,
-                   skip=shard.whole and gpu_sssp.skip_stale())
+                   skip=st.skip)
     if shard.whole:  # received at once by this shard (_gpu_receive): dist/hops are already written
         return Contribution({}, {"edges": int(total)})
     changed = gpu_sssp.changed(st.scratch).copy()  # the queue is scratch: reused by the next superstep
@@ -492,7 +497,7 @@ def _gpu_run_steps(shard, st, delta, limit):
         st.steps = gpu_sssp_steps.StepBuffers(shard.n, shard.indices.dtype)
     frontier = st.frontier.astype(shard.indices.dtype, copy=False)
     out = gpu_sssp_steps.run(shard.indptr, shard.indices, st.w64, st.dist, st.hops, st.pending, frontier,
-                             st.pile, st.bound, delta, limit, st.scratch, st.steps)
+                             st.pile, st.bound, delta, limit, st.scratch, st.steps, skip=st.skip)
     if out is None or out["steps"] == 0:
         return None
     st.frontier, st.snap, st.pile, st.bound = out["frontier"], out["snap"], out["pile"], out["bound"]
@@ -682,7 +687,8 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
                            params={"source": source, "delta": delta})
 
     r = run(1.0 if delta is None else delta)
-    r.amend(lambda cols: _hop_pass(r, cols, run))
+    if getattr(G, "weighted", True):  # unit weights: whole distances, exact, so no rounded tie (_hop_pass)
+        r.amend(lambda cols: _hop_pass(r, cols, run))
     return r
 
 
@@ -706,13 +712,8 @@ def _hop_pass(r, cols, run):
     if not _orphans(cols):
         return cols
     again = run(math.inf, to_numpy(cols["distance"]))
-    columns = again._columns
-    first = len(r._stats)
-    r._stats.extend(dict(rec, superstep=first + i, phase="hop pass") for i, rec in enumerate(again.stats_records))
     r.params["hop_pass"] = again.supersteps
-    if r.run_time is not None and again.run_time is not None:
-        r.run_time += again.run_time
-    return columns
+    return r.absorb(again, "hop pass")
 
 
 __all__ = ["sssp", "SSSP", "auto_delta"]

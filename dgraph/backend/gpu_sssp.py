@@ -72,7 +72,7 @@ __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__
         go = !(skip && ld<CG>((const u64*)dist_bits + u) < (u64)__double_as_longlong(du));
     }
     // a block that relaxes nothing (a stale hub's edges) leaves before the block-wide reservations
-    if (__syncthreads_and(!go)) {
+    if (skip && __syncthreads_and(!go)) {  // skip is the launch's: the barrier only where it can exit
         if (threadIdx.x == 0 && first < total) atomicAdd(counters + 1, (u64)min((i64)blockDim.x, total - first));
         return;
     }
@@ -148,8 +148,8 @@ __device__ void tight_parents(const i64* __restrict__ indptr, const V* __restric
 
 // The receive of a single shard: each changed vertex goes to the near queue
 // (dist < bound; with its (dist, hops) snapshot and degree for the next
-// relaxation) or to the far list; pending marks the far ones.  ``seen`` (cooperative kernel):
-// the changed vertices' dedupe bits are cleared here, for the next superstep.
+// relaxation) or to the far list; pending marks the far ones.  The changed vertices' dedupe bits
+// (``seen``) are cleared here, for the next superstep.
 template <bool CG, typename V>
 __device__ void split(const V* changed, const double* dist,
                       const i64* hops, double bound, unsigned char* pending,
@@ -169,7 +169,7 @@ __device__ void split(const V* changed, const double* dist,
             is_near = d < bound;
             is_far = !is_near;
             pending[v] = is_far;
-            if (seen) seen[v >> 5] = 0;  // every bit of the word is a changed vertex's
+            seen[v >> 5] = 0;  // every bit of the word is a changed vertex's
             if (is_near) deg = indptr[v + 1] - indptr[v];
         }
         u64 k = block_reserve(is_near, counters + 4);  // the loop's bounds are block-uniform

@@ -37,7 +37,6 @@ import os
 import numpy as np
 
 from .gpu_kernels import BLOCK, _suffix, compiled, cooperative_grid
-from . import gpu_sssp
 from .gpu_sssp import DEVICE
 
 _SOURCE = "#include <cooperative_groups.h>\n" + DEVICE + r"""
@@ -320,13 +319,14 @@ def _same(a, b):
 
 
 def run(indptr, indices, w, dist, hops, pending, frontier, pile, bound, delta, max_steps, scratch, bufs,
-        edge_limit=None):
+        edge_limit=None, skip=False):
     """Run supersteps from ``frontier`` (ids) and the far ``pile`` on the device.
 
     Returns None when the pile does not fit the buffers (the host path goes on), else a dict:
     ``steps``, ``stop`` (why it stopped), ``records`` (one (report, seconds) pair per superstep,
     the reports of ``SSSP.receive``), ``frontier``/``snap`` (the next frontier and its (distances,
-    hops, degree scan, edges), views of the buffers), ``pile``, ``bound``.
+    hops, degree scan, edges), views of the buffers), ``pile``, ``bound``.  ``skip``: stale frontier
+    rows are not relaxed (:func:`gpu_sssp.skip_stale`).
     """
     import cupy as cp  # noqa: PLC0415
 
@@ -360,7 +360,7 @@ def run(indptr, indices, w, dist, hops, pending, frontier, pile, bound, delta, m
             cp.int64(bufs.pile_cap), cp.int64(n), cp.int64(len(frontier)), cp.int64(len(pile)),
             cp.float64(bound), cp.float64(delta), cp.int32(max_steps),
             cp.int64(EDGE_LIMIT if edge_limit is None else edge_limit), bufs.tile_sums, bufs.rec, bufs.ctl,
-            cp.int32(gpu_sssp.skip_stale()))
+            cp.int32(bool(skip)))
     kern((grid,), (BLOCK,), args)
     ctl = [int(x) for x in bufs.ctl[:9].get()]
     steps, why, start, nf, total, npile, bound_bits, cur, cp_ = ctl

@@ -61,11 +61,7 @@ extern "C" __global__ void push_send(const long long* heads, const long long* sc
     if (e < nh) marks[heads[e]] = false;
     bool first = false;  // this thread's message is its tail's first
     if (e < total) {{
-        long long lo = 0, hi = nh - 1;  // the first head whose inclusive scan exceeds e
-        while (lo < hi) {{
-            long long mid = (lo + hi) >> 1;
-            if (scanned[mid] > e) hi = mid; else lo = mid + 1;
-        }}
+        long long lo = frontier_slot(scanned, (int)nh, e);  // the first head whose inclusive scan exceeds e
         long long h = heads[lo];
         long long j = indptr[h] + e - (lo ? scanned[lo - 1] : 0);
         long long t = indices[j];
@@ -248,7 +244,7 @@ class CudaSend:
         self.checks = checks
         self.early = bound is not None    # the gather may stop at the best message
         self.pushes = message_kind in _PUSH_TYPES
-        self._modules = {}
+        self._fns = {}  # (dtypes, kernel name) -> function
 
     def source(self, cidx, ridx, wdtype, ldtype, ddtype):
         """The CUDA source for these index, weight, id and degree dtypes (numpy dtypes or names)."""
@@ -273,10 +269,11 @@ class CudaSend:
         w = lay.weights if self.reads_weight else None
         key = (str(lay.cindices.dtype), str(lay.csr[1].dtype), None if w is None else str(w.dtype),
                str(lay.L.dtype), str(lay.degree.dtype))
-        if key not in self._modules:
+        fn = self._fns.get((key, name))
+        if fn is None:
             src = self.source(key[0], key[1], "float64" if w is None else w.dtype, key[3], key[4])
-            self._modules[key] = compiled(src, "--fmad=false")
-        return self._modules[key].get_function(name)
+            fn = self._fns[(key, name)] = compiled(src, "--fmad=false").get_function(name)
+        return fn
 
     def _args(self, S, n, m):
         return (np.int64(n), np.int64(m), *(S.fields[f] for f in self.fields))

@@ -364,7 +364,7 @@ def _vertex_plan(t, field_kinds, message_kind, id_kind, degree_kind, dialect):
 def vertex_kernel(t, field_kinds, message_kind, id_kind, degree_kind):
     """The :class:`FusedStep` of traced VERTEX step ``t``, or None where it cannot be fused.
     ``field_kinds``: field -> kind (None: a dtype the loop does not take)."""
-    if not enabled() or message_kind is None:
+    if message_kind is None:
         return None
     try:
         used, gen, writes, act, halt, _ = _vertex_plan(t, field_kinds, message_kind, id_kind, degree_kind, _Python)
@@ -430,7 +430,7 @@ def cuda_vertex_kernel(t, field_kinds, message_kind, id_kind, degree_kind):
     """The :class:`CudaStep` of traced VERTEX step ``t`` (CuPy, one thread a vertex: the same
     operations as the vectorized path, compiled without fused multiply-adds, so the same bits), or
     None where it cannot be fused."""
-    if not enabled() or message_kind is None:
+    if message_kind is None:
         return None
     try:
         plan = _vertex_plan(t, field_kinds, message_kind, id_kind, degree_kind, _C)
@@ -482,9 +482,6 @@ class CudaStep:
         self.checks = ScalarChecks(self.gen.hoisted)
         self.kinds, self.message_kind = kinds, message_kind
         self._kernels = {}
-
-    def host_check(self, env, aggs_on_host):
-        return self.checks.ok(env, aggs_on_host)
 
     def kernel(self, on_device, L_dtype, deg_dtype):
         from ..backend.gpu_kernels import compiled  # noqa: PLC0415

@@ -44,6 +44,11 @@ ACTIVE = "__active__"
 SPARSE_SHARE = 1 / 16
 
 
+def _few(lay, nheads, edges, slots):
+    """Whether walking ``nheads`` heads' ``edges`` edges beats the dense gather over ``slots``."""
+    return nheads <= int(lay.size * SPARSE_SHARE) and edges < slots * SPARSE_SHARE
+
+
 class SendPlan:
     """How one send step runs: fused (head-only value, head/tail masks) or materialized."""
 
@@ -227,6 +232,7 @@ class _State:
         self.spare = None        # queue mode: the marks array of the send before, reused
         self.out = None          # CPU: the gather's (combined, counts) buffers, reused
         self.dev = None          # one whole CuPy shard: counters and queue on the device (.device)
+        self.fuse = False        # DGRAPH_EMV_FUSE allows the fused VERTEX loops (read once a run)
 
 
 class EMVRun(BaseProgram):
@@ -264,7 +270,8 @@ class EMVRun(BaseProgram):
         S.valid = lay.hops
         L = None if lay.whole else lay.L  # one partition: local ids are global ids, no gather
         S.fields = {f.name: build_field(xp, self.specs[f.name], f, L, self.n) for f in self.prog.fields}
-        if xp is not np and lay.whole and fuse.enabled():
+        S.fuse = fuse.enabled()
+        if xp is not np and lay.whole and S.fuse:
             from .device import Device  # noqa: PLC0415
 
             S.dev = Device.take(lay, self.prog.message)
@@ -671,7 +678,7 @@ class EMVRun(BaseProgram):
         writes only where messages arrive); a fill only where the last VERTEX kernel did not put
         them back (the buffers may come from another program's run: its identity may differ)."""
         ident = self.prog.combiner.identity
-        if dev.clean is None or dev.clean != ident:
+        if dev.clean != ident:
             dev.out.fill(ident)
             dev.cnt.fill(0)
             dev.clean = ident
@@ -694,27 +701,37 @@ class EMVRun(BaseProgram):
         xp, n, m = lay.xp, self.n, self.num_edges
         S.buf = None
         if prog.queue:
-            queued = dev.heads()
-            if queued is None:  # marks set off the queue (a VERTEX step on the array path): scan them
-                heads = xp.flatnonzero(S.marks)
-                qdeg = lay.degree[heads].astype(np.int64)
-                edges = int(qdeg.sum()) if len(heads) else 0
-            else:
+            queued = self._push_heads(S) if send.pushes else None
+            dev.start_send(reset_in_kernel=True)
+            if queued is not None:
                 heads, qdeg, edges = queued
-            if send.pushes and len(heads) <= int(lay.size * SPARSE_SHARE) and edges < lay.num_slots * SPARSE_SHARE:
-                dev.start_send(reset_in_kernel=True)
                 self._clean_buffers(dev)
                 send.push(S, heads, xp.cumsum(qdeg, dtype=np.int64), edges, n, m)  # clears the heads' marks
             else:
                 act = S.marks
                 S.marks, S.spare = self._cleared(S.spare, lay.size, xp), S.marks
-                dev.start_send(reset_in_kernel=True)
                 send.gather(S, act, comb.identity, n, m)
         else:
             send.gather(S, None, comb.identity, n, m)
         dev.clean, dev.pending, dev.touched = None, True, True
         S.recv = ("prefix", dev.out[: lay.size], dev.cnt[: lay.size])
         return True
+
+    @staticmethod
+    def _push_heads(S):
+        """(heads, their degrees, their edges) of a device send where pushing from them beats the
+        gather (:func:`_few`), else None.  Marks set off the queue (a VERTEX step on the array path)
+        are counted before they are listed, so a gather costs one sync."""
+        lay = S.layout
+        queued = S.dev.heads()
+        if queued is None:
+            xp = lay.xp
+            if int(xp.count_nonzero(S.marks)) > int(lay.size * SPARSE_SHARE):
+                return None
+            heads = xp.flatnonzero(S.marks)
+            qdeg = lay.degree[heads].astype(np.int64, copy=False)
+            queued = (heads, qdeg, int(qdeg.sum()) if len(heads) else 0)
+        return queued if _few(lay, len(queued[0]), queued[2], lay.num_slots) else None
 
     def _device_row_sum(self, S, x):
         """Sum of x over every tail's in-edges, no masks (PageRank's send), on one whole CuPy shard:
@@ -752,7 +769,7 @@ class EMVRun(BaseProgram):
             return None
         if queued is not None:
             heads, _, edges = queued
-            return heads if len(heads) <= int(lay.size * SPARSE_SHARE) and edges < ns * SPARSE_SHARE else None
+            return heads if _few(lay, len(heads), edges, ns) else None
         scratch = self._scratch(S, lay.xp)
         return kernels.active_heads(lay.xp, hmask, lay.push_index()[0], int(lay.size * SPARSE_SHARE),
                                     ns * SPARSE_SHARE, None if scratch is None else scratch[2])
@@ -811,7 +828,7 @@ class EMVRun(BaseProgram):
         prog = self.prog
         nv = lay.size if lay.whole else lay.hb[S.valid]
         recv = self._combined(S)
-        if nv >= fuse.FUSE_MIN and fuse.enabled() and (self._fused_vertex(S, si, t, recv, nv) if xp is np else
+        if nv >= fuse.FUSE_MIN and S.fuse and (self._fused_vertex(S, si, t, recv, nv) if xp is np else
                                     S.dev is not None and self._device_vertex(S, si, t, recv, nv)):
             return
         if S.dev is not None and t.active is not None:
@@ -937,7 +954,7 @@ class EMVRun(BaseProgram):
             return False
         aggs = [S.aggs[(si, j)] for j in step.aggs]  # floats, or device values (run_steps)
         on_device = tuple(isinstance(v, cp.ndarray) for v in aggs)
-        if step.checks and not step.host_check(self._scalar_env(S, si), not any(on_device)):
+        if step.checks and not step.checks.ok(self._scalar_env(S, si), not any(on_device)):
             return False
         mdt = prog.message
         inputs = self._step_inputs(recv, dev.none_i64, dev.none_msg, dev.none_i32)

@@ -50,12 +50,21 @@ class Result:
     def amend(self, fn):
         """Have ``fn(columns) -> columns`` applied to the columns once they are resolved (now, or at
         the deferred fetch): for an algorithm that checks its answer and may finish it with a second
-        run (``fn`` may also extend ``_stats`` and ``params``)."""
+        run (whose records ``fn`` takes in with :meth:`absorb`)."""
         if self._fetch is None:
             self._cols = dict(fn(self._cols))
         else:
             fetch = self._fetch
             self._fetch = lambda: fn(dict(fetch()))
+
+    def absorb(self, other, phase):
+        """Take a second run's supersteps into this result's stats (numbered on from these, marked
+        ``phase``) and its time into ``run_time``; returns its columns."""
+        first = len(self._stats)
+        self._stats.extend(dict(rec, superstep=first + i, phase=phase) for i, rec in enumerate(other.stats_records))
+        if self.run_time is not None and other.run_time is not None:
+            self.run_time += other.run_time
+        return other._columns
 
     @property
     def columns(self):

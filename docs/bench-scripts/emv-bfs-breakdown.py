@@ -17,7 +17,7 @@ import numpy as np
 import dgraph
 from dgraph.backend import to_numpy
 from dgraph.emv import examples as ex
-from dgraph.emv import kernels, program
+from dgraph.emv import device_send, kernels, program
 
 import cupy as cp
 
@@ -67,7 +67,8 @@ def timed(owner, name, label=None):
 
 
 timed(kernels, "gather_reduce")
-timed(kernels, "push_combine")
+timed(device_send.CudaSend, "push", "CudaSend.push (compiled send)")
+timed(device_send.CudaSend, "gather", "CudaSend.gather (compiled send)")
 timed(kernels, "best_sent")
 timed(kernels, "active_heads")
 timed(program, "evaluate", "evaluate (message / mask expressions)")
