@@ -150,3 +150,38 @@ def test_deep_grid_runs_in_one_launch(monkeypatch):
     assert len(calls) == 1 and calls[0] == (r.supersteps, "empty") and r.supersteps > 150
     assert np.array_equal(to_numpy(r.raw("distance")), to_numpy(dgraph.sssp(G, 0, delta=0.5).raw("distance")))
     assert (r.stats["time_s"] >= 0).all()
+
+
+@pytest.mark.parametrize("steps", [False, True])
+def test_relaxation_launched_ahead_of_the_read(steps, monkeypatch):
+    """A host-driven superstep launches the next one's relaxation before it reads the counts (as many
+    blocks as its own edges filled); the rest go after the read, and where the next frontier has
+    more edges than the tie list holds, the list grows keeping what the launch ahead appended.
+    numpy's records exactly (skip off), with and without the cooperative launch between."""
+    from dgraph.backend import gpu_sssp
+
+    launches, grown = [], []
+    real_launch, real_ties = gpu_sssp._relax_dist, gpu_sssp.Scratch.ties
+
+    def launch(*a, **k):
+        launches.append((k.get("queued", False), k.get("block0", 0)))
+        return real_launch(*a, **k)
+
+    def ties(self, total, keep=False):
+        before = None if self.tv is None else len(self.tv)
+        out = real_ties(self, total, keep)
+        if keep and before is not None and len(self.tv) > before:
+            grown.append((before, len(self.tv)))
+        return out
+
+    monkeypatch.setattr(gpu_sssp, "_relax_dist", launch)
+    monkeypatch.setattr(gpu_sssp.Scratch, "ties", ties)
+    G = dgraph.generate("rmat", scale=12, seed=3, weighted=True)
+    s = _source(G)
+    cpu = dgraph.sssp(G, s, delta=2.0)
+    got = _run(G, s, 2.0, monkeypatch, steps=steps, EDGE_LIMIT=1000)
+    _check_same(got, cpu)
+    assert any(q for q, _ in launches)           # launched ahead of a read
+    assert any(b > 0 for q, b in launches if not q)  # and the rest after it
+    if not steps:
+        assert grown  # the hub's few edges first, then a fatter frontier under the launch ahead

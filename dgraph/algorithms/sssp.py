@@ -145,6 +145,7 @@ class SSSP(Program):
 
     name = "sssp"
     replicated_result = False
+    steps_timed = True  # each batch of run_steps ends in a read; a host-driven one may queue the next relaxation
 
     def __init__(self, source, delta, kernels="fused", dist=None):
         self.source = int(source)
@@ -187,7 +188,7 @@ class SSSP(Program):
 
             st.skip = gpu_sssp.skip_stale()
         st.scratch = None
-        st.snap = None  # GPU, one shard: (fd, fh, scanned, total) of the frontier, from the last split
+        st.snap = None  # GPU, one shard: (fd, fh, scanned, total, block starts or None) of the frontier
         st.steps = None  # GPU, one shard: the buffers of the many-supersteps launch (gpu_sssp_steps)
         st.steps_skip = False  # the launch stopped before a superstep it cannot take: the host's turn
         st.w64 = None if shard.weights is None else shard.weights.astype(np.float64, copy=False)
@@ -233,7 +234,7 @@ class SSSP(Program):
         import time  # noqa: PLC0415
 
         if st.gpu and shard.whole:
-            return _gpu_run_steps(shard, st, self.delta, limit)
+            return self._gpu_run_steps(shard, st, limit)
         if not st.fused or not shard.whole:
             return None
         from ..backend import cpu_kernels, cpu_sssp  # noqa: PLC0415
@@ -325,17 +326,39 @@ class SSSP(Program):
         return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": len(v),
                 "edges": int(c.counters["edges"])}
 
-    def _gpu_receive(self, shard, st, c):
+    def _gpu_run_steps(self, shard, st, limit):
+        """run_steps of the single shard on CuPy: many supersteps in one cooperative launch
+        (gpu_sssp_steps) where it can take them, else one host-driven superstep (superstep +
+        receive) whose split, when another superstep may follow, launches the next relaxation
+        before the host reads the counts (:func:`gpu_sssp.split`'s ``ahead``)."""
+        import time  # noqa: PLC0415
+
+        from ..backend import gpu_sssp_steps  # noqa: PLC0415
+
+        if st.scratch is None or st.scratch.ahead is None:
+            records = _gpu_launch_steps(shard, st, self.delta, limit)
+            if records:
+                return records
+        t0 = time.perf_counter()
+        c = _gpu_relax(shard, st)
+        # ahead where the next superstep is likely the host's too: this one was too fat for the launch
+        ahead = limit > 1 and not gpu_sssp_steps.takes(c.counters["edges"])
+        report = self._gpu_receive(shard, st, c, ahead=ahead)
+        return [(report, time.perf_counter() - t0)]
+
+    def _gpu_receive(self, shard, st, c, ahead=False):
         """receive() of the single shard on CuPy: the same updates (relax already wrote dist/hops), the
-        near/far split in one launch that also snapshots the next frontier for the relaxation."""
+        near/far split in one launch that also snapshots the next frontier for the relaxation;
+        ``ahead``: the caller relaxes the next frontier next (see :func:`gpu_sssp.split`)."""
         from ..backend import gpu_sssp  # noqa: PLC0415
 
         edges = int(c.counters["edges"])
-        improved, frontier, fd, fh, scanned, total, far, skipped = gpu_sssp.split(
-            st.dist, st.hops, st.bound, st.pending, shard.indptr, st.scratch, edges)
+        improved, frontier, fd, fh, scanned, total, far, skipped, starts = gpu_sssp.split(
+            st.dist, st.hops, st.bound, st.pending, shard.indptr, st.scratch, edges,
+            ahead=(shard.indices, st.w64, st.skip) if ahead else None)
         if len(far):
             st.pile = shard.xp.concatenate([st.pile, far])
-        st.snap = (fd, fh, scanned, total)
+        st.snap = (fd, fh, scanned, total, starts)
         if len(frontier) == 0 and len(st.pile):
             frontier = self._next_bucket(st)
             st.snap = None
@@ -466,33 +489,34 @@ def _gpu_relax(shard, st):
     from ..backend import gpu_sssp  # noqa: PLC0415
 
     if st.scratch is None:
-        st.scratch = gpu_sssp.Scratch(shard.n, shard.indices.dtype)
+        st.scratch = gpu_sssp.Scratch(shard.n, len(shard.indices), shard.indices.dtype)
     rows, gids = _owned(shard, st.frontier)
-    if st.snap is not None:  # the single shard's last split left the frontier's snapshot
-        fd, fh, scanned, total = st.snap
+    starts = None
+    if st.snap is not None:  # the single shard's last split (or launch) left the frontier's snapshot
+        fd, fh, scanned, total, starts = st.snap
         st.snap = None
     else:
         fd, fh = st.dist[gids], st.hops[gids]
         scanned, total = gpu_sssp.frontier_scan(shard.indptr, rows)
     gpu_sssp.relax(shard.indptr, shard.indices, st.w64, rows, fd, fh, scanned, total, st.dist, st.hops, st.scratch,
-                   skip=st.skip)
+                   skip=st.skip, starts=starts)
     if shard.whole:  # received at once by this shard (_gpu_receive): dist/hops are already written
         return Contribution({}, {"edges": int(total)})
     changed = gpu_sssp.changed(st.scratch).copy()  # the queue is scratch: reused by the next superstep
     return Contribution({"v": changed, "d": st.dist[changed], "h": st.hops[changed]}, {"edges": int(total)})
 
 
-def _gpu_run_steps(shard, st, delta, limit):
-    """SSSP.run_steps on CuPy, one whole shard: supersteps in one cooperative launch
-    (gpu_sssp_steps), the same states and records as superstep + receive; None when the launch
-    cannot take the next superstep (the host-driven kernels do it)."""
+def _gpu_launch_steps(shard, st, delta, limit):
+    """Supersteps of one whole shard on CuPy in one cooperative launch (gpu_sssp_steps), the same
+    states and records as superstep + receive; None when the launch cannot take the next
+    superstep (the host-driven kernels do it)."""
     from ..backend import gpu_sssp, gpu_sssp_steps  # noqa: PLC0415
 
     if not gpu_sssp_steps.enabled() or st.steps_skip or not gpu_sssp_steps.worth_a_launch(st.snap):
         st.steps_skip = False
         return None
     if st.scratch is None:
-        st.scratch = gpu_sssp.Scratch(shard.n, shard.indices.dtype)
+        st.scratch = gpu_sssp.Scratch(shard.n, len(shard.indices), shard.indices.dtype)
     if st.steps is None:
         st.steps = gpu_sssp_steps.StepBuffers(shard.n, shard.indices.dtype)
     frontier = st.frontier.astype(shard.indices.dtype, copy=False)
@@ -695,7 +719,12 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
 def _orphans(cols):
     """Reached vertices without a parent (none when the hop counts are consistent)."""
     d, par = cols["distance"], cols["parent"]
-    return int(array_module(d).count_nonzero((d < np.inf) & (par < 0)))
+    xp = array_module(d)
+    if xp is not np:  # one launch (the three of the expression below cost ~0.2 ms of host time)
+        from ..backend import gpu_sssp  # noqa: PLC0415
+
+        return gpu_sssp.orphans(d, par)
+    return int(np.count_nonzero((d < np.inf) & (par < 0)))
 
 
 def _hop_pass(r, cols, run):

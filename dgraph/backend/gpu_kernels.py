@@ -44,11 +44,12 @@ __device__ __forceinline__ void warp_emit(bool hit, V v, i64 deg, i64 scanned, V
 // same-address atomics a superstep with warp_emit (H100, BFS rmat20: 1.95 -> 1.41 ms with these).
 
 // In place: counts[w] (one a warp of the block) -> the sum of the counts before it; returns the total.
-__device__ __forceinline__ u64 warp_offsets(unsigned* counts) {
+template <typename T>
+__device__ __forceinline__ u64 warp_offsets(T* counts) {
     u64 c = 0;
     for (int w = 0; w < (int)((blockDim.x + 31) >> 5); ++w) {
-        unsigned h = counts[w];
-        counts[w] = (unsigned)c;
+        T h = counts[w];
+        counts[w] = (T)c;
         c += h;
     }
     return c;
@@ -154,15 +155,18 @@ __device__ __forceinline__ int block_frontier_slot_from(const i64* __restrict__ 
 __device__ __forceinline__ int block_frontier_slot(const i64* __restrict__ scanned, int nf, i64 total, i64 i) {
     return block_frontier_slot_from(scanned, nf, total, (i64)blockIdx.x * blockDim.x, i);
 }
-// The same with the blocks' first slots known (``starts``, from the block_starts kernel: block b's
-// edges lie between slots starts[b] and starts[b + 1]): no search over the whole frontier and no
+// The same with the blocks' first slots known (``starts``, from the block_starts kernel: the edges of
+// block b = first / blockDim.x lie between slots starts[b] and starts[b + 1]): no search over the whole frontier and no
 // barrier.  Where a block's two searches of ~20 dependent loads each ran before any of its threads
 // could go on, the barrier was the kernel's largest stall (ncu, SSSP rmat20: 21 of 39 cycles an
 // instruction).  ``starts`` null: block_frontier_slot_from (every thread must call it then).
 template <bool CG = false>
 __device__ __forceinline__ int block_slot(const i64* __restrict__ scanned, int nf, i64 total,
                                           const int* __restrict__ starts, i64 first, i64 i) {
-    if (starts) return i < total ? slot_between<CG>(scanned, starts[blockIdx.x], starts[blockIdx.x + 1], i) : 0;
+    if (starts) {
+        const i64 b = first / blockDim.x;
+        return i < total ? slot_between<CG>(scanned, starts[b], starts[b + 1], i) : 0;
+    }
     return block_frontier_slot_from<CG>(scanned, nf, total, first, i);
 }
 
@@ -298,9 +302,18 @@ __global__ void seg_sum_i64(const i64* indptr, const i64* indices, const double*
                             const i64* seg_row, double* partial, i64 nseg) {
     seg_sum<i64>(indptr, indices, x, segptr, seg_row, partial, nseg);
 }
-__global__ void block_starts(const i64* scanned, int nf, i64 total, int bs, int* starts, i64 count) {
-    i64 b = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (b < count) starts[b] = frontier_slot<false>(scanned, nf, min(b * bs, total - 1));
+// starts[b] = the slot of edge min(b * bs, total - 1), b = 0 .. ceil(total / bs); with ``queued``, nf and
+// total are counts[at] and counts[at + 1], left on the device by the kernels before (a grid-stride loop).
+__global__ void block_starts(const i64* scanned, int nf, i64 total, const u64* counts, int queued, int at,
+                             int bs, int* starts) {
+    if (queued) {
+        nf = (int)counts[at];
+        total = (i64)counts[at + 1];
+    }
+    if (total <= 0) return;
+    const i64 count = (total + bs - 1) / bs + 1;
+    for (i64 b = (i64)blockIdx.x * blockDim.x + threadIdx.x; b < count; b += (i64)gridDim.x * blockDim.x)
+        starts[b] = frontier_slot<false>(scanned, nf, min(b * bs, total - 1));
 }
 __global__ void seg_fold(const i64* segptr, const i64* hubs, double* partial, i64 nhubs) {
     i64 w = ((i64)blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -446,8 +459,20 @@ def block_starts(scanned, nf, total):
     count = (total + BLOCK - 1) // BLOCK + 1
     starts = cp.empty(count, dtype=cp.int32)
     module().get_function("block_starts")(((count + BLOCK - 1) // BLOCK,), (BLOCK,),
-                                          (scanned, cp.int32(nf), cp.int64(total), cp.int32(BLOCK), starts,
-                                           cp.int64(count)))
+                                          (scanned, cp.int32(nf), cp.int64(total), starts, cp.int32(0),
+                                           cp.int32(0), cp.int32(BLOCK), starts))
+    return starts
+
+
+def block_starts_queued(scanned, counts, at, starts):
+    """:func:`block_starts` into ``starts`` (room for ``edges // BLOCK + 2``, where ``edges`` bounds the
+    total) with ``nf`` and ``total`` at ``counts[at]``, ``counts[at + 1]`` on the device: queued behind
+    the kernels that count them, before the host reads the counts."""
+    import cupy as cp  # noqa: PLC0415
+
+    module().get_function("block_starts")((4 * multiprocessors(),), (BLOCK,),
+                                          (scanned, cp.int32(0), cp.int64(0), counts, cp.int32(1), cp.int32(at),
+                                           cp.int32(BLOCK), starts))
     return starts
 
 

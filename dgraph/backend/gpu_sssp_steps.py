@@ -42,59 +42,12 @@ from .gpu_sssp import DEVICE
 _SOURCE = "#include <cooperative_groups.h>\n" + DEVICE + r"""
 namespace cg = cooperative_groups;
 
-// Inclusive scan of x over the block (thread order); *sum gets the block's total.
-__device__ __forceinline__ i64 block_scan(i64 x, i64* sum) {
-    __shared__ i64 warp_total[32];
-    __shared__ i64 all;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int off = 1; off < 32; off <<= 1) {
-        i64 y = __shfl_up_sync(0xffffffffu, x, off);
-        if (lane >= off) x += y;
-    }
-    if (lane == 31) warp_total[warp] = x;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        i64 c = 0;
-        for (int w = 0; w < (int)((blockDim.x + 31) >> 5); ++w) {
-            i64 t = warp_total[w];
-            warp_total[w] = c;
-            c += t;
-        }
-        all = c;
-    }
-    __syncthreads();
-    x += warp_total[warp];
-    *sum = all;
-    __syncthreads();
-    return x;
-}
-
-// a[0..n) <- its inclusive scan, over the whole grid; returns the total (in every thread).
-// Two barriers: each block sums its tile, then scans it from the sum of the tiles before.
+// a[0..n) <- its inclusive scan, over the whole grid (tile_sums, then tile_scan); returns the total
+// (in every thread).  Two barriers.
 __device__ i64 grid_scan(cg::grid_group& grid, i64* a, i64 n, i64* tile_sums) {
-    const i64 tiles = gridDim.x;
-    const i64 chunk = (n + tiles - 1) / tiles;
-    const i64 lo = min((i64)blockIdx.x * chunk, n), hi = min(lo + chunk, n);
-    i64 s = 0;
-    for (i64 j = lo + threadIdx.x; j < hi; j += blockDim.x) s += __ldcg(a + j);
-    s = block_sum(s);
-    if (threadIdx.x == 0) tile_sums[blockIdx.x] = s;
+    tile_sums_of<true>(a, n, tile_sums);
     grid.sync();
-    i64 before = 0, total = 0;
-    for (i64 b = threadIdx.x; b < tiles; b += blockDim.x) {
-        const i64 t = __ldcg(tile_sums + b);
-        total += t;
-        if (b < (i64)blockIdx.x) before += t;
-    }
-    before = block_sum(before);
-    total = block_sum(total);
-    for (i64 base = lo; base < hi; base += blockDim.x) {  // block-uniform bounds
-        const i64 j = base + threadIdx.x;
-        i64 sum;
-        const i64 x = block_scan(j < hi ? __ldcg(a + j) : 0, &sum);
-        if (j < hi) a[j] = before + x;
-        before += sum;
-    }
+    const i64 total = tile_scan<true>(a, n, tile_sums);
     grid.sync();
     return total;
 }
@@ -308,6 +261,11 @@ class StepBuffers:
         self.ctl = cp.zeros(12, dtype=cp.int64)
 
 
+def takes(edges):
+    """True when a superstep over ``edges`` frontier edges is the cooperative launch's."""
+    return enabled() and edges <= EDGE_LIMIT
+
+
 def worth_a_launch(snap):
     """False when the next superstep's edge count is known (``snap``) to exceed EDGE_LIMIT: the
     launch would stop before it (a launch, a scan and a read for nothing)."""
@@ -325,7 +283,7 @@ def run(indptr, indices, w, dist, hops, pending, frontier, pile, bound, delta, m
     Returns None when the pile does not fit the buffers (the host path goes on), else a dict:
     ``steps``, ``stop`` (why it stopped), ``records`` (one (report, seconds) pair per superstep,
     the reports of ``SSSP.receive``), ``frontier``/``snap`` (the next frontier and its (distances,
-    hops, degree scan, edges), views of the buffers), ``pile``, ``bound``.  ``skip``: stale frontier
+    hops, degree scan, edges, None: no block starts), views of the buffers), ``pile``, ``bound``.  ``skip``: stale frontier
     rows are not relaxed (:func:`gpu_sssp.skip_stale`).
     """
     import cupy as cp  # noqa: PLC0415
@@ -372,8 +330,8 @@ def run(indptr, indices, w, dist, hops, pending, frontier, pile, bound, delta, m
                  "edges": int(r[14]), "skipped": int(r[1])}, float(t)) for r, bd, t in zip(rec, bounds, times)]
     q = (a, b)[cur]
     return {"steps": steps, "stop": STOPS[why], "records": records, "frontier": q[0][:nf],
-            "snap": (q[1][:nf], q[2][:nf], q[3][:nf], total) if nf else None,
+            "snap": (q[1][:nf], q[2][:nf], q[3][:nf], total, None) if nf else None,
             "pile": (pa, pb)[cp_][:npile], "bound": float(np.int64(bound_bits).view(np.float64))}
 
 
-__all__ = ["run", "StepBuffers", "enabled", "worth_a_launch", "MAX_STEPS", "EDGE_LIMIT", "BLOCKS_PER_SM"]
+__all__ = ["run", "StepBuffers", "enabled", "takes", "worth_a_launch", "MAX_STEPS", "EDGE_LIMIT", "BLOCKS_PER_SM"]

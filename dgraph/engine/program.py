@@ -18,6 +18,7 @@ A Program is written once, per shard (see :mod:`dgraph.partition.shard`):
   several supersteps in one call, for the ``local`` executor on one shard
   (no exchange between them): a GPU runs the levels of a deep graph
   without returning to the host.  None runs the ordinary superstep.
+  ``steps_timed``: its batches are timed by the program (see the attribute).
 - optionally ``final_contribution(shard, state)`` and ``final_receive(shard,
   state, contributions)``: one more exchange after convergence, for state
   that is cheaper to reconcile once than every superstep (BFS parents).
@@ -56,6 +57,10 @@ class Program:
     name = "program"
     #: when True, every shard holds the full result and shard 0's is the answer
     replicated_result = False
+    #: when True, ``run_steps`` times its supersteps itself (each ends in a read from the device) and
+    #: may leave the next superstep's first kernels queued: the ``local`` executor then does not wait
+    #: for the device after a batch (that wait would stall the work queued ahead)
+    steps_timed = False
 
     def init(self, shard):
         raise NotImplementedError

@@ -1,6 +1,6 @@
 """SSSP time, supersteps and relaxations against delta (rmat20 and the 1000x1000 grid), on one backend.
 
-Usage: python3 docs/bench-scripts/sssp-delta-sweep.py [cupy|numpy] [scale]
+Usage: python3 docs/bench-scripts/sssp-delta-sweep.py [cupy|numpy] [scale] [rmat|grid]
 """
 import math
 import statistics
@@ -13,8 +13,10 @@ from dgraph.bench.spec import load_graph
 
 backend = sys.argv[1] if len(sys.argv) > 1 else "cupy"
 scale = sys.argv[2] if len(sys.argv) > 2 else "20"
-CASES = [(f"rmat:scale={scale},weighted=True", [0.125, 0.25, 0.5, 1, 2, math.inf], "max-degree", 3),
+CASES = [(f"rmat:scale={scale},weighted=True", [0.125, 0.25, 0.5, 1, 2, 4, 8, 16, math.inf], "max-degree", 5),
          ("grid:rows=1000,cols=1000,weighted=True", [2, 4, 8, 16, 32, 64], "corner", 2)]
+if len(sys.argv) > 3:  # only the graphs named, e.g. rmat
+    CASES = [c for c in CASES if c[0].startswith(sys.argv[3])]
 for spec, deltas, where, repeat in CASES:
     G = load_graph(generate=spec, backend=backend)
     s = pick_source(G, where)
