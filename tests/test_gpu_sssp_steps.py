@@ -167,9 +167,9 @@ def test_relaxation_launched_ahead_of_the_read(steps, monkeypatch):
         launches.append((k.get("queued", False), k.get("block0", 0)))
         return real_launch(*a, **k)
 
-    def ties(self, total, keep=False):
+    def ties(self, total, keep=False, exact=False):
         before = None if self.tv is None else len(self.tv)
-        out = real_ties(self, total, keep)
+        out = real_ties(self, total, keep, exact)
         if keep and before is not None and len(self.tv) > before:
             grown.append((before, len(self.tv)))
         return out

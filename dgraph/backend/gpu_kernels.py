@@ -414,6 +414,20 @@ def module():
     return compiled(_SOURCE)
 
 
+_functions = {}
+
+
+def kernel(name):
+    """A kernel of this module, looked up once a device (CuPy builds a kernel object per lookup)."""
+    import cupy as cp  # noqa: PLC0415
+
+    key = (cp.cuda.Device().id, name)
+    f = _functions.get(key)
+    if f is None:
+        f = _functions[key] = module().get_function(name)
+    return f
+
+
 def _suffix(dtype):
     return "i32" if dtype.itemsize == 4 else "i64"
 
@@ -428,7 +442,7 @@ def visit_push(indptr, indices, frontier_rows, total, row_base, rows, labels, pa
         return
     deg = indptr[frontier_rows + 1] - indptr[frontier_rows]
     scanned = cp.cumsum(deg)
-    kern = module().get_function("push_lb_" + _suffix(indices.dtype))
+    kern = kernel("push_lb_" + _suffix(indices.dtype))
     grid = (int(total) + BLOCK - 1) // BLOCK
     kern((grid,), (BLOCK,), (indptr, indices, frontier_rows, scanned, cp.int32(nf), cp.int64(total),
                              cp.int64(row_base), rows, cp.int32(len(rows) > 0), labels, parents,
@@ -442,7 +456,7 @@ def visit_pull(cindptr, cindices, fmask, row_base, rows, labels, parents, level,
     nrows = len(cindptr) - 1
     if nrows <= 0:
         return
-    kern = module().get_function("pull_" + _suffix(cindices.dtype))
+    kern = kernel("pull_" + _suffix(cindices.dtype))
     grid = (nrows + BLOCK - 1) // BLOCK
     kern((grid,), (BLOCK,), (cindptr, cindices, fmask, cp.int64(nrows), cp.int64(row_base), rows,
                              cp.int32(len(rows) > 0), labels, parents, cp.int32(level), degree, out,
@@ -458,9 +472,9 @@ def block_starts(scanned, nf, total):
 
     count = (total + BLOCK - 1) // BLOCK + 1
     starts = cp.empty(count, dtype=cp.int32)
-    module().get_function("block_starts")(((count + BLOCK - 1) // BLOCK,), (BLOCK,),
-                                          (scanned, cp.int32(nf), cp.int64(total), starts, cp.int32(0),
-                                           cp.int32(0), cp.int32(BLOCK), starts))
+    kernel("block_starts")(((count + BLOCK - 1) // BLOCK,), (BLOCK,),  # (counts unread: not queued)
+                           (scanned, cp.int32(nf), cp.int64(total), starts, cp.int32(0), cp.int32(0),
+                            cp.int32(BLOCK), starts))
     return starts
 
 
@@ -470,9 +484,9 @@ def block_starts_queued(scanned, counts, at, starts):
     the kernels that count them, before the host reads the counts."""
     import cupy as cp  # noqa: PLC0415
 
-    module().get_function("block_starts")((4 * multiprocessors(),), (BLOCK,),
-                                          (scanned, cp.int32(0), cp.int64(0), counts, cp.int32(1), cp.int32(at),
-                                           cp.int32(BLOCK), starts))
+    kernel("block_starts")((4 * multiprocessors(),), (BLOCK,),
+                           (scanned, cp.int32(0), cp.int64(0), counts, cp.int32(1), cp.int32(at), cp.int32(BLOCK),
+                            starts))
     return starts
 
 
@@ -510,12 +524,12 @@ def row_segment_sums(indptr, indices, x, plan):
 
     threads = plan.nseg * 8  # SEG_LANES
     if threads:
-        kern = module().get_function("seg_sum_" + _suffix(indices.dtype))
+        kern = kernel("seg_sum_" + _suffix(indices.dtype))
         kern(((threads + BLOCK - 1) // BLOCK,), (BLOCK,),
              (indptr, indices, x, plan.segptr, plan.seg_row, plan.partial, cp.int64(plan.nseg)))
     nhubs = len(plan.hubs)
     if nhubs:
-        module().get_function("seg_fold")(((nhubs * 32 + BLOCK - 1) // BLOCK,), (BLOCK,),
+        kernel("seg_fold")(((nhubs * 32 + BLOCK - 1) // BLOCK,), (BLOCK,),
                                           (plan.segptr, plan.hubs, plan.partial, cp.int64(nhubs)))
 
 
@@ -529,6 +543,6 @@ def gather_row_sum(indptr, indices, x, out, plan=None):
     if plan is None or plan.indptr is not indptr:
         plan = RowSumPlan(indptr)
     row_segment_sums(indptr, indices, x, plan)
-    module().get_function("seg_total")(((nrows + BLOCK - 1) // BLOCK,), (BLOCK,),
+    kernel("seg_total")(((nrows + BLOCK - 1) // BLOCK,), (BLOCK,),
                                         (plan.segptr, plan.segend, plan.partial, out, cp.int64(nrows)))
     return out

@@ -306,10 +306,13 @@ _functions = {}
 
 
 def kernel(name):
-    """A kernel of this module, looked up once (CuPy builds a kernel object per lookup)."""
-    f = _functions.get(name)
+    """A kernel of this module, looked up once a device (CuPy builds a kernel object per lookup)."""
+    import cupy as cp  # noqa: PLC0415
+
+    key = (cp.cuda.Device().id, name)
+    f = _functions.get(key)
     if f is None:
-        f = _functions[name] = compiled(_SOURCE).get_function(name)
+        f = _functions[key] = compiled(_SOURCE).get_function(name)
     return f
 
 
@@ -343,10 +346,13 @@ class Scratch:
         self.counters_clean = True  # all zero (split's report_reset zeroes them after copying)
         self.report = cp.zeros(8, dtype=cp.uint64)
         # the host's copy: pinned memory the kernel writes through its device address, read after an
-        # event (no copy call: ~14 us a round trip against ~23 with get(), H100)
+        # event (no copy call: ~14 us a round trip against ~23 with get(), H100); where the device
+        # cannot map host memory, a copy into it after the event
         self.report_mem = cp.cuda.alloc_pinned_memory(64)
         self.report_host = np.frombuffer(self.report_mem, np.uint64, 8)
-        self.report_dev = np.uint64(cp.cuda.runtime.pointerGetAttributes(self.report_mem.ptr).devicePointer)
+        self.mapped = _maps_host_memory()
+        self.report_dev = (np.uint64(cp.cuda.runtime.pointerGetAttributes(self.report_mem.ptr).devicePointer)
+                           if self.mapped else self.report)
         self.event = cp.cuda.Event(block=False, disable_timing=True)
         self.seen = cp.zeros((n + 31) // 32 + 1, dtype=cp.uint32)
         self.seen_clean = True  # no bit set (split clears the bits of the vertices it reads)
@@ -362,23 +368,49 @@ class Scratch:
         self.tv = self.th = self.tb = None
         self.ahead = None  # blocks of the next relaxation split launched before the read (relax does the rest)
 
-    def ties(self, total, keep=False):
+    def read_report(self):
+        """The counts report_reset copied (waits for the event recorded after it)."""
+        self.event.synchronize()
+        if not self.mapped:
+            self.report.get(out=self.report_host)
+        return self.report_host.tolist()
+
+    def ties(self, total, keep=0, exact=False):
         """The tie list's buffers, for up to ``total`` candidates (grown as needed; ``keep``: a
-        relaxation launched ahead may have appended to them, so a larger list starts with them)."""
+        relaxation launched ahead may have appended up to that many, so a larger list starts with
+        them; ``exact``: no room to grow in)."""
         import cupy as cp  # noqa: PLC0415
 
         if self.tv is None or len(self.tv) < total:
             old = (self.tv, self.th, self.tb)
             # room to double, but never past nnz (a superstep's edges): a fat superstep's list is then
             # seldom grown again (a grow after a launch ahead copies the list: 0.3 ms on rmat20)
-            cap = max(int(total), min(self.nnz, 2 * max(int(total), 0 if self.tv is None else len(self.tv))), 1024)
+            room = 0 if exact else min(self.nnz, 2 * max(int(total), 0 if self.tv is None else len(self.tv)))
+            cap = max(int(total), room, 1024)
             self.tv = cp.empty(cap, dtype=self.vdt)
             self.th = cp.empty(cap, dtype=cp.int64)
             self.tb = cp.empty(cap, dtype=cp.uint64)
             if keep and old[0] is not None:
+                kept = min(int(keep), len(old[0]))
                 for new, was in zip((self.tv, self.th, self.tb), old):
-                    new[: len(was)] = was
+                    new[:kept] = was[:kept]
         return self.tv, self.th, self.tb
+
+
+_maps = {}
+
+
+def _maps_host_memory():
+    """True when kernels on the current device can write pinned host memory through a device address
+    (unified addressing and host-memory mapping: every 64-bit CUDA platform but a few special modes)."""
+    import cupy as cp  # noqa: PLC0415
+
+    dev = cp.cuda.Device().id
+    if dev not in _maps:
+        rt = cp.cuda.runtime
+        can_map, unified = 19, 41  # cudaDevAttrCanMapHostMemory, cudaDevAttrUnifiedAddressing
+        _maps[dev] = bool(rt.deviceGetAttribute(can_map, dev) and rt.deviceGetAttribute(unified, dev))
+    return _maps[dev]
 
 
 def _grid(count, cap=4096):
@@ -434,7 +466,7 @@ def relax(indptr, indices, w, rows, fd, fh, scanned, total, dist, hops, scratch,
             scratch.seen.fill(0)
         scratch.seen_clean = False
         ahead = 0
-    scratch.ties(total, keep=ahead > 0)
+    scratch.ties(total, keep=ahead * BLOCK)  # the launch ahead appended at most a tie an edge
     if starts is None:
         starts = block_starts(scanned, nf, total)
     if _blocks(total) > ahead:
@@ -457,10 +489,11 @@ def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None):
     copied and the counters zeroed, the near queue's degrees scanned and the next relaxation's
     block starts found, all queued before the one read of the counts.
 
-    ``ahead`` = (indices, weights or None, skip): the next superstep relaxes the near queue (the
-    caller will call :func:`relax` on it next, whatever the counts), so its first blocks, as many as
-    this relaxation had (whole blocks within the tie list), are launched before the read too and run while the
-    host reads and decides; blocks past the near queue's edges return at once."""
+    ``ahead`` = (indices, weights or None, skip): the next superstep relaxes the near queue on the
+    host's kernels (the caller calls :func:`relax` on it next if it is not empty), so its first
+    blocks, as many as this relaxation had (whole blocks within the tie list), are launched before
+    the read too and run while the host reads and decides; blocks past the near queue's edges
+    return at once, and an empty near queue cancels the launch (it wrote nothing)."""
     import cupy as cp  # noqa: PLC0415
 
     vdt = scratch.out.dtype
@@ -486,8 +519,7 @@ def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None):
                     scratch, skip, starts, blocks, queued=True)
         scratch.ahead = blocks
         scratch.seen_clean = scratch.counters_clean = False
-    scratch.event.synchronize()
-    c = scratch.report_host.tolist()
+    c = scratch.read_report()
     nchanged, nnear, degsum, nfar = c[0], c[4], c[5], c[6]
     if not nnear and scratch.ahead is not None:  # the launch ahead found no edges: it wrote nothing
         scratch.ahead = None

@@ -217,9 +217,11 @@ STOPS = ("limit", "empty", "ties", "pile", "edges")
 #: a superstep over more frontier edges than this goes back to the host-driven kernels: they
 #: launch a thread per edge at full occupancy, where this kernel's resident grid (72 registers a
 #: thread, one block a multiprocessor) walks them in rounds (H100, rmat20 from the hub at delta 4:
-#: 23.2 ms with no limit, 9.2-12.1 ms with 2^20, host-driven alone 8.6-8.7 ms; docs/BENCHMARKS.md).
-#: The grid's supersteps have ~13k edges.
-EDGE_LIMIT = int(os.environ.get("DGRAPH_SSSP_STEPS_EDGE_LIMIT", 1 << 16))
+#: 23.2 ms with no limit).  Since the host-driven supersteps launch ahead of their reads, a host
+#: superstep of a few 100k edges costs ~0.13 ms of host time, more than this kernel takes: 2^20 was
+#: 0.945-0.979x of 2^16 on rmat20 in three calls, the grid (supersteps of ~13k edges) 1.002-1.008x
+#: (docs/BENCHMARKS.md, fifth session).
+EDGE_LIMIT = int(os.environ.get("DGRAPH_SSSP_STEPS_EDGE_LIMIT", 1 << 20))
 #: blocks a multiprocessor in the launch: one is fastest on the deep grid (H100, 1000x1000, delta 32:
 #: 51.6-53.3 ms with 1, 55.6-58.9 with 2, 59.1-61.8 with 4); the occupancy query caps it (3 on H100)
 BLOCKS_PER_SM = int(os.environ.get("DGRAPH_SSSP_BLOCKS_PER_SM", 1))
@@ -307,7 +309,7 @@ def run(indptr, indices, w, dist, hops, pending, frontier, pile, bound, delta, m
     elif not _same(pile, pa) and len(pile):
         pa[: len(pile)] = pile
     max_steps = max(1, min(int(max_steps), MAX_STEPS))
-    tv, th, tb = scratch.ties(max(1, min(len(indices), max(n, TIE_CAP))))
+    tv, th, tb = scratch.ties(max(1, min(len(indices), max(n, TIE_CAP))), exact=True)
     bufs.rec[: REC * max_steps].fill(0)
     if not scratch.seen_clean:  # a host-path relaxation without its split left dedupe bits set
         scratch.seen.fill(0)

@@ -21,7 +21,8 @@ def run_local(program, shards, *, max_supersteps=None, on_step=None, sync=None):
     """Run ``program`` over ``shards``; returns ``(per-shard results, stats records)``.
 
     ``on_step(record)`` is called after every superstep (progress display);
-    ``sync()`` is called before reading the clock so GPU time is real time.
+    ``sync()`` is called before reading the clock so GPU time is real time (not after a
+    ``run_steps`` batch of a program with ``steps_timed``: it timed its steps by its own reads).
     """
     p = len(shards)
     states = [program.init(s) for s in shards]

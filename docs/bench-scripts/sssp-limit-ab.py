@@ -1,7 +1,8 @@
-"""SSSP's EDGE_LIMIT (the most frontier edges a superstep of the cooperative launch takes) compared in
-one process, the calls interleaved: rmat (weighted, max-degree source) and the grid (corner).
+"""SSSP's EDGE_LIMIT (the most frontier edges a superstep of the cooperative launch takes) and
+BLOCKS_PER_SM (its blocks a multiprocessor) compared in one process, the calls interleaved: rmat
+(weighted, max-degree source) and the grid (corner).  A setting is LIMIT or LIMIT:BLOCKS.
 
-    python3 docs/bench-scripts/sssp-limit-ab.py [rounds] [limit ...]
+    python3 docs/bench-scripts/sssp-limit-ab.py [rounds] [setting ...]
 """
 import statistics
 import sys
@@ -14,7 +15,7 @@ from dgraph.backend import gpu_sssp_steps
 from dgraph.bench.bfs import pick_source
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-limits = [int(x) for x in sys.argv[2:]] or [1 << 16, 1 << 18, 1 << 20, 1 << 22]
+limits = sys.argv[2:] or [str(1 << 16), str(1 << 18), str(1 << 20), str(1 << 22)]
 for spec, kw, where, n in (("rmat", {"scale": 20}, "max-degree", rounds),
                            ("grid", {"rows": 1000, "cols": 1000}, "corner", max(2, rounds // 4))):
     G = dgraph.generate(spec, weighted=True, backend="cupy", **kw)
@@ -23,7 +24,9 @@ for spec, kw, where, n in (("rmat", {"scale": 20}, "max-degree", rounds),
     ref = None
     for r in range(n + 1):
         for L in limits:
-            gpu_sssp_steps.EDGE_LIMIT = L
+            limit, _, blocks = L.partition(":")
+            gpu_sssp_steps.EDGE_LIMIT = int(limit)
+            gpu_sssp_steps.BLOCKS_PER_SM = int(blocks or 1)
             cp.cuda.Device().synchronize()
             t0 = time.perf_counter()
             res = dgraph.sssp(G, s)
