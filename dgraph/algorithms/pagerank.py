@@ -52,6 +52,7 @@ class PageRank(Program):
         st["dangling"] = xp.flatnonzero(shard.degree == 0) if xp is np else None  # CuPy: inv_deg == 0
         st["plan"] = row_sum_plan(shard.csc(edge_ids=False)[0]) if self.variant == "pull" else None
         st["teleport"] = None if self.teleport is None else xp.asarray(self.teleport, dtype=np.float64)
+        st["mass"] = None  # CuPy: (rank vector, its dangling mass), summed with its change by _update
         return st
 
     def initial_report(self, shard, st):
@@ -69,6 +70,8 @@ class PageRank(Program):
         order, the fused iterations' own)."""
         if shard.xp is np:
             dangling_mass = st["rank"][st["dangling"]].sum()
+        elif st["mass"] is not None and st["mass"][0] is st["rank"]:  # the last _update's sum
+            dangling_mass = st["mass"][1]
         else:
             from ..backend import gpu_pagerank  # noqa: PLC0415
 
@@ -110,7 +113,9 @@ class PageRank(Program):
             return xp.abs(new - old).sum()
         from ..backend import gpu_pagerank  # noqa: PLC0415
 
-        return gpu_pagerank.sums(new, st["inv_deg"], old)[1]
+        mass, change = gpu_pagerank.sums(new, st["inv_deg"], old)
+        st["mass"] = (new, mass)  # the next _base's dangling mass, already summed
+        return change
 
     def run_steps(self, shard, st, ctx, limit):
         """A fixed iteration count on one GPU shard: every iteration queued on the device at once

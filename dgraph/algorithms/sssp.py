@@ -719,8 +719,7 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
 def _orphans(cols):
     """Reached vertices without a parent (none when the hop counts are consistent)."""
     d, par = cols["distance"], cols["parent"]
-    xp = array_module(d)
-    if xp is not np:  # one launch (the three of the expression below cost ~0.2 ms of host time)
+    if array_module(d) is not np:  # one launch (the three of the expression below cost ~0.2 ms of host time)
         from ..backend import gpu_sssp  # noqa: PLC0415
 
         return gpu_sssp.orphans(d, par)

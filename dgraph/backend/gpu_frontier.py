@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gpu_kernels import BLOCK, COMMON, _suffix, compiled
+from .gpu_kernels import BLOCK, COMMON, _suffix, function
 
 _SOURCE = COMMON + r"""
 // vertex v lives in byte v>>3 of the packed bitmap, bit 7-(v&7) (numpy packbits); read as
@@ -109,8 +109,9 @@ __global__ void emit_union_i64(const unsigned* words, const i64* incl, i64 nw, i
 UNION_BLOCKS = 1024
 
 
-def module():
-    return compiled(_SOURCE)
+def kernel(name):
+    """A kernel of this module (:func:`gpu_kernels.function`)."""
+    return function(_SOURCE, name)
 
 
 def _blocks(k):
@@ -140,7 +141,7 @@ class FrontierUnion:
 
         words = cp.zeros(self.nw, dtype=cp.uint32)
         if len(ids):
-            module().get_function("set_bits_" + _suffix(ids.dtype))(
+            kernel("set_bits_" + _suffix(ids.dtype))(
                 _blocks(len(ids)), (BLOCK,), (ids, cp.int64(len(ids)), words))
         return words.view(cp.uint8)[: -(-self.n // 8)]
 
@@ -150,19 +151,18 @@ class FrontierUnion:
         or None when this shard's rows are not a vertex range, their degree sum)."""
         import cupy as cp  # noqa: PLC0415
 
-        mod = module()
         self.words.fill(0)
         as_bytes = self.words.view(cp.uint8)
         for ids, bits in parts:
             if len(bits):
                 as_bytes[: len(bits)] |= bits
             if len(ids):
-                mod.get_function("set_bits_" + _suffix(ids.dtype))(
+                kernel("set_bits_" + _suffix(ids.dtype))(
                     _blocks(len(ids)), (BLOCK,), (ids, cp.int64(len(ids)), self.words))
-        mod.get_function("word_popc")(_blocks(self.nw), (BLOCK,), (self.words, cp.int64(self.nw), self.incl))
+        kernel("word_popc")(_blocks(self.nw), (BLOCK,), (self.words, cp.int64(self.nw), self.incl))
         cp.cumsum(self.incl, out=self.incl)
         self.counters.fill(0)
-        mod.get_function("emit_union_" + _suffix(self.vdtype))(
+        kernel("emit_union_" + _suffix(self.vdtype))(
             (min(_blocks(self.n)[0], UNION_BLOCKS),), (BLOCK,),
             (self.words, self.incl, cp.int64(self.nw), cp.int64(self.n), labels, cp.int32(level), degree, cp.int64(self.row_base),
              cp.int64(self.num_rows), self.out, self.lrows, self.fmask, self.counters))

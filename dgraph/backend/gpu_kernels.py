@@ -383,6 +383,21 @@ def compiled(source, *options, cooperative=False):
     return mod
 
 
+_functions = {}
+
+
+def function(source, name, *options, cooperative=False):
+    """Kernel ``name`` of :func:`compiled`'s module, looked up once a device: CuPy builds a kernel
+    object per lookup, and the launches of a superstep or an iteration look up every time."""
+    import cupy  # noqa: PLC0415
+
+    key = (cupy.cuda.Device().id, source, options, cooperative, name)
+    f = _functions.get(key)
+    if f is None:
+        f = _functions[key] = compiled(source, *options, cooperative=cooperative).get_function(name)
+    return f
+
+
 _sms = {}
 
 
@@ -414,18 +429,9 @@ def module():
     return compiled(_SOURCE)
 
 
-_functions = {}
-
-
 def kernel(name):
-    """A kernel of this module, looked up once a device (CuPy builds a kernel object per lookup)."""
-    import cupy as cp  # noqa: PLC0415
-
-    key = (cp.cuda.Device().id, name)
-    f = _functions.get(key)
-    if f is None:
-        f = _functions[key] = module().get_function(name)
-    return f
+    """A kernel of this module (:func:`function`)."""
+    return function(_SOURCE, name)
 
 
 def _suffix(dtype):
@@ -463,15 +469,17 @@ def visit_pull(cindptr, cindices, fmask, row_base, rows, labels, parents, level,
                              counters))
 
 
-def block_starts(scanned, nf, total):
+def block_starts(scanned, nf, total, starts=None):
     """For a launch of a thread per frontier edge in blocks of BLOCK (``total`` > 0 edges over ``nf``
     slots with inclusive degree scan ``scanned``): int32 ``starts``, starts[b] the slot of edge
     min(b * BLOCK, total - 1) for b = 0 .. blocks, so block b's edges lie in slots starts[b] ..
-    starts[b + 1] (:c:func:`block_slot`).  One small launch, searches in parallel."""
+    starts[b + 1] (:c:func:`block_slot`).  One small launch, searches in parallel; into ``starts``
+    where given (room for ``total // BLOCK + 2``)."""
     import cupy as cp  # noqa: PLC0415
 
     count = (total + BLOCK - 1) // BLOCK + 1
-    starts = cp.empty(count, dtype=cp.int32)
+    if starts is None:
+        starts = cp.empty(count, dtype=cp.int32)
     kernel("block_starts")(((count + BLOCK - 1) // BLOCK,), (BLOCK,),  # (counts unread: not queued)
                            (scanned, cp.int32(nf), cp.int64(total), starts, cp.int32(0), cp.int32(0),
                             cp.int32(BLOCK), starts))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 
-from .gpu_kernels import BLOCK, COMMON, compiled, cooperative_grid
+from .gpu_kernels import BLOCK, COMMON, cooperative_grid, function
 
 _SOURCE = "#include <cooperative_groups.h>\n" + COMMON + r"""
 namespace cg = cooperative_groups;
@@ -138,8 +138,9 @@ def enabled():
     return os.environ.get("DGRAPH_LEVELS", "1") != "0"
 
 
-def module():
-    return compiled(_SOURCE, cooperative=True)
+def kernel(name):
+    """A kernel of this module (:func:`gpu_kernels.function`)."""
+    return function(_SOURCE, name, cooperative=True)
 
 
 class LevelBuffers:
@@ -162,7 +163,7 @@ def push_levels(indptr, indices, frontier, mf, bufx, bufy, labels, parents, degr
     import cupy as cp  # noqa: PLC0415
 
     max_levels = max(1, min(int(max_levels), MAX_LEVELS))
-    kern = module().get_function("push_levels_" + ("i32" if indices.dtype.itemsize == 4 else "i64"))
+    kern = kernel("push_levels_" + ("i32" if indices.dtype.itemsize == 4 else "i64"))
     bufs.rec[: REC * max_levels].fill(0)
     args = (indptr, indices, frontier, cp.int32(len(frontier)), cp.int64(mf), bufx, bufy, labels, parents,
             degree, cp.int32(level0), cp.int32(max_levels), cp.int64(m_u), cp.float64(alpha),

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gpu_kernels import BLOCK, compiled
+from .gpu_kernels import BLOCK, function
 
 _SOURCE = r"""
 typedef long long i64;
@@ -103,8 +103,9 @@ extern "C" __global__ void sum_totals(const double* part, i64 nb, double* mass_o
 """
 
 
-def module():
-    return compiled(_SOURCE, "--fmad=false")
+def kernel(name):
+    """A kernel of this module (:func:`gpu_kernels.function`)."""
+    return function(_SOURCE, name, "--fmad=false")
 
 
 def _blocks(n):
@@ -121,10 +122,8 @@ def sums(rank, inv_deg, old=None):
     if n:
         nb = _blocks(n)
         part = cp.empty(2 * nb, dtype=np.float64)
-        mod = module()
-        mod.get_function("sum_parts")((nb,), (BLOCK,), (rank, rank if old is None else old, inv_deg, part,
-                                                         cp.int64(n)))
-        mod.get_function("sum_totals")((1,), (BLOCK,), (part, cp.int64(nb), out[0:1], out[1:2]))
+        kernel("sum_parts")((nb,), (BLOCK,), (rank, rank if old is None else old, inv_deg, part, cp.int64(n)))
+        kernel("sum_totals")((1,), (BLOCK,), (part, cp.int64(nb), out[0:1], out[1:2]))
     return out[0], out[1]
 
 
@@ -155,14 +154,13 @@ class FusedIterations:
             return self.zero
         plan, n, nb = self.plan, self.n, _blocks(self.n)
         gpu_kernels.row_segment_sums(self.cindptr, self.cindices, self.share, plan)
-        mod = module()
-        mod.get_function("rank_update")(
+        kernel("rank_update")(
             (nb,), (BLOCK,),
             (plan.segptr, plan.segend, plan.partial, self.rank, self.inv_deg, self.mass,
              self.zero if self.teleport is None else self.teleport, cp.int32(self.teleport is not None),
              cp.float64(self.d), cp.float64(n), self.spare, self.share, self.part, cp.int64(n)))
         out = cp.empty(2, dtype=np.float64)  # the next iteration's dangling mass, this one's change
-        mod.get_function("sum_totals")((1,), (BLOCK,), (self.part, cp.int64(nb), out[0:1], out[1:2]))
+        kernel("sum_totals")((1,), (BLOCK,), (self.part, cp.int64(nb), out[0:1], out[1:2]))
         self.mass = out[0:1]
         self.rank, self.spare = self.spare, self.rank
         return out[1]

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import os
 
-from .gpu_kernels import BLOCK, COMMON, _suffix, block_starts, block_starts_queued, compiled, multiprocessors
+from .gpu_kernels import BLOCK, COMMON, _suffix, block_starts, block_starts_queued, function, multiprocessors
 
 #: the device functions (also compiled into :mod:`gpu_sssp_steps`' cooperative kernel)
 DEVICE = COMMON + r"""
@@ -302,22 +302,11 @@ RELAX_DIST(i64, i64)
 """
 
 _SOURCE = DEVICE + _KERNELS
-_functions = {}
 
 
 def kernel(name):
-    """A kernel of this module, looked up once a device (CuPy builds a kernel object per lookup)."""
-    import cupy as cp  # noqa: PLC0415
-
-    key = (cp.cuda.Device().id, name)
-    f = _functions.get(key)
-    if f is None:
-        f = _functions[key] = compiled(_SOURCE).get_function(name)
-    return f
-
-
-def module():
-    return compiled(_SOURCE)
+    """A kernel of this module (:func:`gpu_kernels.function`)."""
+    return function(_SOURCE, name)
 
 
 def skip_stale():
@@ -345,6 +334,7 @@ class Scratch:
         self.counters = cp.zeros(8, dtype=cp.uint64)
         self.counters_clean = True  # all zero (split's report_reset zeroes them after copying)
         self.report = cp.zeros(8, dtype=cp.uint64)
+        self.near_count = self.report[4:]  # the count the kernels after split read
         # the host's copy: pinned memory the kernel writes through its device address, read after an
         # event (no copy call: ~14 us a round trip against ~23 with get(), H100); where the device
         # cannot map host memory, a copy into it after the event
@@ -468,7 +458,7 @@ def relax(indptr, indices, w, rows, fd, fh, scanned, total, dist, hops, scratch,
         ahead = 0
     scratch.ties(total, keep=ahead * BLOCK)  # the launch ahead appended at most a tie an edge
     if starts is None:
-        starts = block_starts(scanned, nf, total)
+        starts = block_starts(scanned, nf, total, scratch.starts)
     if _blocks(total) > ahead:
         _relax_dist(indptr, indices, w, rows, fd, fh, scanned, nf, total, dist, hops, scratch, skip, starts,
                     _blocks(total) - ahead, block0=ahead)
@@ -508,9 +498,8 @@ def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None):
     kernel("report_reset")((1,), (1,), (scratch.counters, scratch.report, scratch.report_dev))
     scratch.event.record()
     scratch.counters_clean = True
-    near_count = scratch.report[4:]
-    kernel("scan_tiles")((scratch.tiles,), (BLOCK,), (scratch.ndeg, near_count, scratch.tile_sums))
-    kernel("scan_apply")((scratch.tiles,), (BLOCK,), (scratch.ndeg, near_count, scratch.tile_sums))
+    kernel("scan_tiles")((scratch.tiles,), (BLOCK,), (scratch.ndeg, scratch.near_count, scratch.tile_sums))
+    kernel("scan_apply")((scratch.tiles,), (BLOCK,), (scratch.ndeg, scratch.near_count, scratch.tile_sums))
     starts = block_starts_queued(scratch.ndeg, scratch.report, 4, scratch.starts)
     blocks = 0 if ahead is None or scratch.tv is None else min(total, len(scratch.tv)) // BLOCK  # within the list
     if blocks:
@@ -531,7 +520,7 @@ def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None):
 _elementwise = {}
 
 
-def _kernel(name, in_params, out_params, body):
+def _elementwise_kernel(name, in_params, out_params, body):
     """A CuPy ElementwiseKernel, built once."""
     import cupy as cp  # noqa: PLC0415
 
@@ -546,7 +535,7 @@ def init_state(n, source, vdt):
     import cupy as cp  # noqa: PLC0415
 
     dist, hops, pending = cp.empty(n, cp.float64), cp.empty(n, cp.int64), cp.empty(n, cp.bool_)
-    _kernel("dgraph_sssp_init", "int64 s", "float64 d, int64 h, bool p",
+    _elementwise_kernel("dgraph_sssp_init", "int64 s", "float64 d, int64 h, bool p",
             "d = i == s ? 0.0 : __longlong_as_double(0x7ff0000000000000LL); "
             "h = i == s ? 0 : 0x7fffffffffffffffLL; p = false")(source, dist, hops, pending)
     return dist, hops, pending, cp.full(1, source, dtype=vdt)
@@ -559,14 +548,14 @@ def orphans(dist, par):
     import cupy as cp  # noqa: PLC0415
 
     count = cp.zeros(1, dtype=cp.uint64)
-    _kernel("dgraph_sssp_orphans", "float64 d, T p", "raw uint64 c",
+    _elementwise_kernel("dgraph_sssp_orphans", "float64 d, T p", "raw uint64 c",
             "if (d < __longlong_as_double(0x7ff0000000000000LL) && p < 0) atomicAdd(&c[0], 1ull)")(dist, par, count)
     return int(count.get()[0])
 
 
 def finish_parents(par, big, source):
     """In place: ``big`` (no parent) -> -1, the source its own parent; one launch."""
-    _kernel("dgraph_sssp_parents", "T big, int64 s", "T p",
+    _elementwise_kernel("dgraph_sssp_parents", "T big, int64 s", "T p",
             "p = i == s ? (T)s : (p == big ? (T)-1 : p)")(par.dtype.type(big), source, par)
     return par
 

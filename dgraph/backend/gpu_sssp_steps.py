@@ -36,7 +36,7 @@ import os
 
 import numpy as np
 
-from .gpu_kernels import BLOCK, _suffix, compiled, cooperative_grid
+from .gpu_kernels import BLOCK, _suffix, compiled, cooperative_grid, function
 from .gpu_sssp import DEVICE
 
 _SOURCE = "#include <cooperative_groups.h>\n" + DEVICE + r"""
@@ -244,6 +244,11 @@ def module():
     return compiled(_SOURCE, "--fmad=false", cooperative=True)
 
 
+def kernel(name):
+    """A kernel of this module (:func:`gpu_kernels.function`)."""
+    return function(_SOURCE, name, "--fmad=false", cooperative=True)
+
+
 class StepBuffers:
     """The second near queue, the two pile buffers, the tile sums and the record/control words of
     :func:`run`, allocated once per run (the first near queue is the host path's, ``gpu_sssp.Scratch``)."""
@@ -271,7 +276,7 @@ def takes(edges):
 def worth_a_launch(snap):
     """False when the next superstep's edge count is known (``snap``) to exceed EDGE_LIMIT: the
     launch would stop before it (a launch, a scan and a read for nothing)."""
-    return snap is None or snap[3] <= EDGE_LIMIT
+    return snap is None or takes(snap[3])
 
 
 def _same(a, b):
@@ -293,7 +298,7 @@ def run(indptr, indices, w, dist, hops, pending, frontier, pile, bound, delta, m
     n = len(dist)
     if len(pile) > bufs.pile_cap - n:
         return None
-    kern = module().get_function("sssp_steps_" + _suffix(indices.dtype))
+    kern = kernel("sssp_steps_" + _suffix(indices.dtype))
     grid = cooperative_grid(kern, BLOCKS_PER_SM)
     if bufs.tile_sums is None:
         bufs.tile_sums = cp.zeros(grid, dtype=cp.int64)

@@ -80,8 +80,9 @@ class Kernels:  # the module's kernels, each launch between two marks
         return wrapped(self.m.get_function(name), name)
 
 
-module = gpu_sssp.module
-gpu_sssp.module = lambda: Kernels(module())
+if hasattr(gpu_sssp, "module"):  # an older tree: kernels looked up on the module each launch
+    module = gpu_sssp.module
+    gpu_sssp.module = lambda: Kernels(module())
 if hasattr(gpu_sssp, "kernel"):  # a kernel looked up once by name
     kernel = gpu_sssp.kernel
     gpu_sssp.kernel = lambda name: wrapped(kernel(name), name)
