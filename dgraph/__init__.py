@@ -43,6 +43,7 @@ _LAZY = {
     "PartitionedGraph": ("dgraph.partition.partitioned", "PartitionedGraph"),
     "generate_partitioned": ("dgraph.partition.build", "generate_partitioned"),
     "from_dask_dataframe": ("dgraph.partition.build", "from_dask_dataframe"),
+    "read_partitioned": ("dgraph.partition.build", "read_partitioned"),
     "cluster": ("dgraph.cluster", None),
     "partition": ("dgraph.partition", None),
     "exchange": ("dgraph.exchange", None),

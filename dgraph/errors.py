@@ -21,8 +21,12 @@ class FileFormatError(DGraphError, ValueError):
 
     def __init__(self, path, line, message):
         self.path, self.line = str(path), line
+        self.message = message
         where = f"{path}:{line}" if line is not None else f"{path}"
         super().__init__(f"{where}: {message}")
+
+    def __reduce__(self):  # raised on a Dask worker, re-raised on the client: pickled with its own arguments
+        return type(self), (self.path, self.line, self.message)
 
 
 class MissingFileError(DGraphError, FileNotFoundError):

@@ -178,31 +178,35 @@ def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout
     return _spmd_loop(get_worker(), program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid)
 
 
-def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid):
-    """One shard's whole BSP loop on its worker; -> (records (shard 0), phases).  The result is left
-    in the worker's stash under (run, part)."""
+def send_messages(worker, msgs):
+    """Put each ``(address, key, payload)`` in the mailbox of the worker at ``address``; from a thread
+    of ``worker`` (not its event loop).  One-way: written, no reply awaited."""
     from distributed.protocol import to_serialize  # noqa: PLC0415
     from distributed.utils import sync  # noqa: PLC0415
 
-    from ..exchange import bytes_moved  # noqa: PLC0415
-
-    box = _mailbox(worker)
-    q, p = shard.part, shard.num_parts
-    sends = [[t for t in rnd if t.src == q] for rnd in schedule.rounds]
-    recvs = [[t for t in rnd if t.dst == q] for rnd in schedule.rounds]
-
     async def send_one(addr, key, payload):
-        # one-way: the message is written and the connection returned to the pool, no reply awaited
         comm = await worker.rpc.connect(addr)
         try:
             await comm.write({"op": HANDLER, "key": key, "payload": to_serialize(payload), "reply": False})
         finally:
             worker.rpc.reuse(addr, comm)
 
-    async def send_all(msgs):
-        import asyncio  # noqa: PLC0415
-
+    async def send_all():
         await asyncio.gather(*[send_one(*m) for m in msgs])
+
+    if msgs:
+        sync(worker.loop, send_all)
+
+
+def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid):
+    """One shard's whole BSP loop on its worker; -> (records (shard 0), phases).  The result is left
+    in the worker's stash under (run, part)."""
+    from ..exchange import bytes_moved  # noqa: PLC0415
+
+    box = _mailbox(worker)
+    q, p = shard.part, shard.num_parts
+    sends = [[t for t in rnd if t.src == q] for rnd in schedule.rounds]
+    recvs = [[t for t in rnd if t.dst == q] for rnd in schedule.rounds]
 
     def exchange_dask(mine, step):
         """Run the schedule's rounds for one contribution; -> every partition's, in order."""
@@ -211,7 +215,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
             msgs = [(placement[t.dst], (run, step, k, t.src, t.dst),
                      {o: _to_wire(held[o]) for o in t.origins}) for t in sends[k]]
             if msgs:
-                sync(worker.loop, send_all, msgs)
+                send_messages(worker, msgs)
             for t in recvs[k]:
                 got = box.take((run, step, k, t.src, q), timeout)
                 if got is None:
@@ -226,7 +230,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
         """Every contribution on shard 0 (None on the others): the final exchange of a replicated
         result, whose other copies nobody reads."""
         if q != 0:
-            sync(worker.loop, send_all, [(placement[0], (run, "final", 0, q, 0), {q: _to_wire(mine)})])
+            send_messages(worker, [(placement[0], (run, "final", 0, q, 0), {q: _to_wire(mine)})])
             return None
         held = {0: mine}
         for src in range(1, p):

@@ -55,8 +55,8 @@ def raise_needs_weighted(name, value):
     raise InputError(f"{name}={value!r}: only used with weighted=True")
 
 
-def edge_weights(xp, seed, m, spec, chunk):
-    """Weights of generated edges ``0..m-1`` (float64 or int64), made ``chunk`` edges at a time."""
+def edge_weights(xp, seed, m, spec, chunk, start=0):
+    """Weights of generated edges ``start..start+m-1`` (float64 or int64), made ``chunk`` edges at a time."""
     if spec["kind"] == "uniform":
         out = xp.empty(m, dtype=np.float64)
         lo, hi = spec["w_min"], spec["w_max"]
@@ -67,7 +67,7 @@ def edge_weights(xp, seed, m, spec, chunk):
         mw = spec["max_weight"]
     for s in range(0, m, chunk):
         t = min(m, s + chunk)
-        x = rng.random_bits(xp, seed, rng.STREAM_WEIGHTS, s, t)
+        x = rng.random_bits(xp, seed, rng.STREAM_WEIGHTS, start + s, start + t)
         if spec["kind"] == "uniform":
             w = rng.bits_to_unit(xp, x)
             if (lo, hi) != (0.0, 1.0):

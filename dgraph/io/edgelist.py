@@ -27,6 +27,14 @@ SEP_NAMES = {"space": " ", "whitespace": " ", "tab": "\t", "comma": ",", r"\s+":
 def read_edgelist(path, *, directed=False, weighted=None, sep=None, header=None, src=None, dst=None,
                   weight=None, fmt="edgelist", **graph_options):
     """A Graph from an edge-list text file (see the module docstring for the rules)."""
+    name, src_ids, dst_ids, weights = edgelist_columns(path, weighted=weighted, sep=sep, header=header, src=src,
+                                                       dst=dst, weight=weight, fmt=fmt)
+    return build_graph(name, src_ids, dst_ids, weights, directed=directed, options=graph_options)
+
+
+def edgelist_columns(path, *, weighted=None, sep=None, header=None, src=None, dst=None, weight=None,
+                     fmt="edgelist"):
+    """The checked columns of an edge-list file: ``(path, source ids, target ids, weights or None)``."""
     text = Text.open(path)
     if text.data[:14].lower() == b"%%matrixmarket":
         raise text.error(1, "this is a Matrix Market file; read it with format='mtx' (or name it .mtx)")
@@ -53,7 +61,7 @@ def read_edgelist(path, *, directed=False, weighted=None, sep=None, header=None,
 
         empty = np.empty(0, np.int64)
         use_weights(weighted, False, text.path, " (the file has no edges)")
-        return build_graph(text.path, empty, empty, None, directed=directed, options=graph_options)
+        return text.path, empty, empty, None
 
     s, d, w = _choose(text, table, header, src, dst, weight, first[0])
     ncols = table.ncols
@@ -63,7 +71,7 @@ def read_edgelist(path, *, directed=False, weighted=None, sep=None, header=None,
     weights = None
     if use_weights(weighted, w is not None, text.path, f" (found {ncols} columns)"):
         weights = checked_weights(table.columns[w], text, sep, w, check_all, header)
-    return build_graph(text.path, src_ids, dst_ids, weights, directed=directed, options=graph_options)
+    return text.path, src_ids, dst_ids, weights
 
 
 def _field_names(n):

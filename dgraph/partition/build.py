@@ -1,295 +1,448 @@
-"""Build a PartitionedGraph in parallel on the workers, without the whole graph on the client.
+"""Build a PartitionedGraph on the workers: each makes its own shard, the edge list never at the client.
 
-The edge list arrives as chunks, each made where it is computed (a slice of
-a generator, a partition of a dask dataframe).  Three passes of Dask tasks:
+Three front doors, one build (:mod:`dgraph.partition.stream`):
 
-1. count: per chunk, the degree of every vertex; summed into one array
-   (O(n), never O(m)), from which the range plan cuts equal edge counts;
-2. split: per chunk, the edges of each partition (by the owner of the
-   source; also by the owner of the target for a directed graph's in-edges);
-3. build: per partition, on the worker that keeps it, the pieces from
-   every chunk become the shard's CSR (and CSC), cleaned with the same rules
-   as :func:`dgraph.from_edges` (both directions for undirected, duplicates
-   collapsed to the minimum weight, rows sorted).
+- :func:`generate_partitioned`: each worker generates its slice of the edge
+  list on its own device (a GPU with ``backend="cupy"``), the same edges as
+  :func:`dgraph.generate` makes;
+- :func:`read_partitioned`: each worker reads its share of a set of Parquet
+  or edge-list files;
+- :func:`from_dask_dataframe`: each worker takes the partitions of a dask
+  (or dask-cuDF) DataFrame that it already holds.
 
-Vertex ids must be integers 0..n-1 here (renumbering arbitrary ids needs the
-whole id set; read such graphs with :func:`dgraph.read` and ``G.partition``).
+The build runs as one Dask task per partition (``dgraph-build-p<q>-<job>``
+in the dashboard), all at once, talking through NCCL when every partition has
+a GPU of its own and through Dask's worker comm otherwise.  Each task leaves
+its shard on its worker; a second small task per partition
+(``dgraph-shard-p<q>-<job>``) holds it as the Dask future the executors use.
+If a worker is lost later, that task rebuilds its shard alone on another
+worker from the same sources (generated and file builds), so runs go on.
+
+Vertex ids must be integers 0..n-1 here: renumbering arbitrary ids needs the
+whole id set (read such graphs with :func:`dgraph.read` and ``G.partition``).
 """
 
 from __future__ import annotations
 
+import glob as globmod
+import time
+import uuid
+from pathlib import Path
+
 import numpy as np
 
-from ..backend import array_module, vertex_dtype
-from ..errors import InputError
-from .plan import PartitionPlan
-from .shard import Shard, plan_layout
+from ..errors import InputError, MissingFileError, WorkerLostError
+from .plan import PartitionPlan, check_num_parts
+from .sources import FrameEdges, GeneratedEdges, ParquetEdges, TextEdges
+from .stream import BuildSpec, build_rank, hash_plan
 
 
-def _count(chunk, n, directed):
-    """Degree contribution of one chunk (out-degree; both ends when undirected)."""
-    src, dst, _ = chunk
-    src, dst = _host(src), _host(dst)
-    deg = np.bincount(src, minlength=n).astype(np.int64)
-    if not directed:
-        off = src != dst
-        deg += np.bincount(dst[off], minlength=n)
-    return deg
+# -- on the workers -----------------------------------------------------------------------------
+
+def _collective(worker, q, p, placement, job, uid):
+    from ..exchange.collective import MailboxCollective, NcclCollective, SoloCollective  # noqa: PLC0415
+
+    if p == 1:
+        return SoloCollective(0, 1)
+    if uid is not None:
+        from ..engine.nccl_transport import communicator  # noqa: PLC0415
+
+        return NcclCollective(communicator(uid, p, q), q, p)
+    return MailboxCollective(worker, job, q, placement)
 
 
-def _sum(*arrays):
-    out = arrays[0].copy()
-    for a in arrays[1:]:
-        out += a
-    return out
+def _build_task(q, spec, sources, placement, job, uid, backend, frames=()):
+    """Rank q of the build: its shard is left in the worker's stash for ``_claim_shard``."""
+    from distributed import get_worker, secede  # noqa: PLC0415
+
+    from ..backend import get_xp  # noqa: PLC0415
+    from ..engine.spmd import _results  # noqa: PLC0415
+
+    secede()  # several partitions may share a worker and must build at once
+    worker = get_worker()
+    sources = list(sources) + [FrameEdges(f, *cols, label) for f, cols, label in frames]
+    t0 = time.perf_counter()
+    shard, summary = build_rank(_collective(worker, q, spec.num_parts, placement, job, uid), sources, spec,
+                                get_xp(backend))
+    _results(worker)[(job, q)] = shard
+    summary["build_s"] = time.perf_counter() - t0
+    summary["worker"] = worker.address
+    return summary
 
 
-def _range_bounds(degree, p):
-    """Cut points with (nearly) equal edge counts per range; every range non-empty."""
-    from .methods import range_bounds  # noqa: PLC0415
-
-    return range_bounds(np.concatenate([[0], np.cumsum(degree)]), p)
+def _degree_of(shard):
+    return shard.degree
 
 
-def _host(a):
-    return a.get() if type(a).__module__.startswith("cupy") else np.asarray(a)
+def _claim_shard(job, q, backend, rebuild, degree=None):
+    """The shard the build left here; or, when this task runs again after its worker was lost, the
+    shard rebuilt alone from every source (``rebuild``: (sources, spec with the plan); ``degree``: the
+    replicated degrees, from a surviving shard)."""
+    from distributed import get_worker  # noqa: PLC0415
+
+    from ..backend import get_xp  # noqa: PLC0415
+    from ..engine.spmd import _results  # noqa: PLC0415
+    from ..exchange.collective import SoloCollective  # noqa: PLC0415
+
+    shard = _results(get_worker()).pop((job, q), None) if job is not None else None
+    if shard is not None:
+        return shard
+    if rebuild is None:
+        raise WorkerLostError(f"partition {q} was lost with its worker and this graph cannot rebuild it "
+                              f"(its dataframe partitions are gone); build it again")
+    if degree is None:
+        raise WorkerLostError(f"partition {q} cannot be rebuilt: no partition of the graph survived to give "
+                              f"the degrees; build the graph again")
+    sources, spec = rebuild
+    shard, _ = build_rank(SoloCollective(q, spec.num_parts), sources, spec, get_xp(backend), degree=degree)
+    return shard
 
 
-def _owner(plan, v):
-    xp = array_module(v)
-    if plan.contiguous:
-        return xp.searchsorted(xp.asarray(plan.bounds), v, side="right") - 1
-    return plan.owner_of(v, check=False)
+# -- on the client ---------------------------------------------------------------------------------
 
+def build_partitioned(client, rank_sources, spec, *, backend="numpy", name=None, frames=None, all_sources=None,
+                      transport="auto"):
+    """A PartitionedGraph from per-partition sources; built by one task per partition.
 
-def _split(chunk, plan, directed):
-    """The chunk's edges per partition: out-pieces (by source) then, if directed, in-pieces (by target)."""
-    src, dst, w = chunk
-    xp = array_module(src)
-    if not directed:
-        off = src != dst
-        src, dst = xp.concatenate([src, dst[off]]), xp.concatenate([dst, src[off]])
-        if w is not None:
-            w = xp.concatenate([w, w[off]])
-    p = plan.num_parts
-    pieces = []
-    for key in ((src, dst) if directed else (src,)):
-        owner = _owner(plan, key)
-        for q in range(p):
-            sel = owner == q
-            pieces.append((src[sel], dst[sel], None if w is None else w[sel]))
-    return pieces
+    ``rank_sources[q]``: partition q's EdgeSources; ``frames[q]``: (future of a
+    DataFrame, (src, dst, weight), label) triples it reads too; ``all_sources``:
+    every source, for rebuilding a lost shard alone (None: no rebuild).
+    """
+    from distributed import wait  # noqa: PLC0415
 
-
-def _piece(pieces, i):
-    return pieces[i]
-
-
-def _csr(xp, rows_of, cols, w, nrows):
-    """Sorted, deduplicated (min weight) CSR over local rows."""
-    key = rows_of.astype(np.int64) * (1 << 32) + cols.astype(np.int64)
-    if w is None:
-        key = xp.sort(key)
-    else:
-        order = xp.argsort(key)
-        key, w = key[order], w[order]
-    if len(key) > 1:
-        first = xp.ones(len(key), dtype=bool)
-        first[1:] = key[1:] != key[:-1]
-        if w is not None and not bool(first.all()):
-            if xp is np:
-                w = np.minimum.reduceat(w, np.flatnonzero(first))
-            else:  # minimum per run of equal keys: sort by weight inside runs
-                raise InputError("weighted parallel builds on CuPy are not supported yet")
-        key = key[first]
-    r = key >> 32
-    c = key & ((1 << 32) - 1)
-    indptr = xp.zeros(nrows + 1, dtype=np.int64)
-    if len(r):
-        indptr[1:] = xp.cumsum(xp.bincount(r, minlength=nrows))
-    return indptr, c, w
-
-
-def _build(q, plan, n, directed, self_loops, *pieces):
-    """Shard q from its pieces of every chunk (out-pieces, then in-pieces when directed)."""
-    k = len(pieces) // (2 if directed else 1)
-    outs, ins = pieces[:k], pieces[k:]
-    xp = array_module(outs[0][0]) if outs else np
-    vdt = vertex_dtype(n)
-
-    def cat(parts, i):
-        arrs = [pc[i] for pc in parts if pc[i] is not None]
-        return xp.concatenate(arrs) if arrs else None
-
-    lo = int(plan.bounds[q]) if plan.contiguous else 0
-    nrows = int(plan.bounds[q + 1]) - lo if plan.contiguous else int(plan.sizes()[q])
-    rows = None if plan.contiguous else xp.asarray(plan.vertices_of(q)).astype(vdt)
-
-    def local(v):
-        if plan.contiguous:
-            return v.astype(np.int64) - lo
-        return xp.searchsorted(rows, v)
-
-    src, dst, w = cat(outs, 0), cat(outs, 1), cat(outs, 2)
-    if not self_loops:
-        keep = src != dst
-        src, dst, w = src[keep], dst[keep], None if w is None else w[keep]
-    indptr, indices, weights = _csr(xp, local(src), dst, w, nrows)
-    csc = None
-    if directed:
-        s2, d2, w2 = cat(ins, 0), cat(ins, 1), cat(ins, 2)
-        if not self_loops:
-            keep = s2 != d2
-            s2, d2 = s2[keep], d2[keep]
-        cindptr, cindices, _ = _csr(xp, local(d2), s2, None, nrows)
-        csc = (cindptr, cindices.astype(vdt), None)
-    return Shard(part=q, num_parts=plan.num_parts, num_vertices=n, directed=directed, indptr=indptr,
-                 indices=indices.astype(vdt), weights=weights, row_base=lo, rows=rows, csc=csc,
-                 layout=plan_layout(plan, xp))
-
-
-def _owned_degree(shard):
-    return _host(shard.indptr[1:] - shard.indptr[:-1])
-
-
-def _assemble_degree(plan, n, *parts):
-    deg = np.zeros(n, dtype=np.int64)
-    for q, d in enumerate(parts):
-        if plan.contiguous:
-            deg[int(plan.bounds[q]):int(plan.bounds[q + 1])] = d
-        else:
-            deg[plan.vertices_of(q)] = d
-    return deg
-
-
-def _with_degree(shard, degree, backend):
-    xp = shard.xp
-    shard.degree = xp.asarray(degree)
-    return shard.to(backend)
-
-
-def build_partitioned(client, chunks, n, num_parts, *, directed=False, method="range", seed=0,
-                      backend="numpy", self_loops=True, name=None, weighted=False):
-    """A PartitionedGraph from chunk futures (each ``(src, dst, weights or None)``) on ``client``."""
     from ..cluster import worker_addresses  # noqa: PLC0415
+    from ..engine.spmd import _drop_everywhere, _install, _nccl_uid  # noqa: PLC0415
     from ..graph.ids import VertexIds  # noqa: PLC0415
-    from .plan import check_num_parts  # noqa: PLC0415
     from .partitioned import PartitionedGraph  # noqa: PLC0415
 
-    p = check_num_parts(num_parts)
-    if p > max(n, 1):
-        raise InputError(f"graph has {n} vertices, cannot be split into {p} partitions; use at most {n}")
+    p = spec.num_parts
     workers = worker_addresses(client)
     if not workers:
-        raise InputError("the Dask cluster has no workers")
+        raise InputError("the Dask cluster has no workers; start some or connect to another scheduler")
     placed = [workers[q % len(workers)] for q in range(p)]
-    counts = [client.submit(_count, c, n, directed, pure=False) for c in chunks]
-    while len(counts) > 1:  # tree sum: O(n) per task
-        counts = [client.submit(_sum, *counts[i:i + 4], pure=False) for i in range(0, len(counts), 4)]
-    if method == "range":
-        bounds = client.submit(_range_bounds, counts[0], p, pure=False).result()
-        plan = PartitionPlan.from_bounds(bounds, method="range")
-    elif method == "hash":
-        from .methods import fill_empty_parts, hash_owner  # noqa: PLC0415
+    one_per_worker = len(set(placed)) == p
+    if transport not in ("auto", "nccl", "dask"):
+        raise InputError(f"transport={transport!r}: expected 'auto', 'nccl' or 'dask'")
+    if transport == "nccl" and (backend != "cupy" or not one_per_worker):
+        raise InputError("transport='nccl' needs backend='cupy' and one partition per worker (one GPU each)")
+    use_nccl = p > 1 and backend == "cupy" and one_per_worker and transport != "dask"
+    uid = _nccl_uid(client, placed) if use_nccl else None
+    if p > 1 and not use_nccl:
+        installed = getattr(client, "_dgraph_spmd_installed", set())
+        if not set(placed) <= installed:
+            client.run(_install, workers=sorted(set(placed)))
+            client._dgraph_spmd_installed = installed | set(placed)
+    job = uuid.uuid4().hex[:12]
+    frames = frames or [[] for _ in range(p)]
+    t0 = time.perf_counter()
+    builds = [client.submit(_build_task, q, spec, rank_sources[q], placed, job, uid, backend, frames[q],
+                            key=f"dgraph-build-p{q}-{job}", workers=[placed[q]], allow_other_workers=False,
+                            pure=False, retries=0)
+              for q in range(p)]
+    try:
+        wait(builds)
+        failed = [f for f in builds if f.status != "finished"]
+        error = _first_error(failed) if failed else None
+    finally:
+        if any(f.status != "finished" for f in builds):
+            client.cancel(builds)
+            _drop_everywhere(client, job)
+    if error is not None:
+        raise error
+    summaries = client.gather(builds)
+    n = summaries[0]["num_vertices"]
+    bounds = summaries[0]["bounds"]
+    plan = PartitionPlan.from_bounds(np.asarray(bounds, dtype=np.int64)) if bounds is not None \
+        else hash_plan(n, p, spec.seed)
+    rebuild = None
+    if all_sources is not None:
+        solo = BuildSpec(num_parts=p, directed=spec.directed, method=spec.method, seed=spec.seed,
+                         self_loops=spec.self_loops, num_vertices=n, weighted=spec.weighted, batch=spec.batch,
+                         plan=plan)
+        rebuild = (list(all_sources), solo)
+    shards = [client.submit(_claim_shard, job, q, backend, rebuild, key=f"dgraph-shard-p{q}-{job}",
+                            workers=[placed[q]], pure=False) for q in range(p)]
+    wait(shards)
+    del builds
+    build_s = time.perf_counter() - t0
 
-        plan = PartitionPlan.from_owner(fill_empty_parts(hash_owner(n, p, seed), p), p, method="hash", seed=seed)
-    else:
-        raise InputError(f"method={method!r}: a parallel build supports 'range' and 'hash' "
-                         f"(metis needs the whole graph: read it, then G.partition(p, method='metis'))")
-    splits = [client.submit(_split, c, plan, directed, pure=False) for c in chunks]
-    k = p * (2 if directed else 1)
-    pieces = [[client.submit(_piece, s, i, pure=False) for s in splits] for i in range(k)]
-    shards = []
-    for q in range(p):
-        mine = pieces[q] + (pieces[p + q] if directed else [])
-        shards.append(client.submit(_build, q, plan, n, directed, self_loops, *mine, workers=[placed[q]],
-                                    pure=False))
-    degree = client.submit(_assemble_degree, plan, n,
-                           *[client.submit(_owned_degree, s, workers=[placed[q]], pure=False)
-                             for q, s in enumerate(shards)], pure=False)
-    shards = [client.submit(_with_degree, s, degree, backend, workers=[placed[q]], pure=False)
-              for q, s in enumerate(shards)]
-    arcs = sum(client.gather([client.submit(lambda s: s.num_arcs, s, pure=False) for s in shards]))
-    del splits, pieces, counts
-    return PartitionedGraph(plan=plan, ids=VertexIds(n), directed=directed, weighted=weighted, shards=shards,
-                            workers=placed, client=client, backend=backend, name=name, num_arcs=arcs)
+    def rebuild_one(q, worker):
+        """Shard q built again on ``worker``, alone; the degrees come from a partition that survived."""
+        alive = set(worker_addresses(client))
+        donors = [r for r in range(p) if r != q and PG.shards[r].status == "finished" and PG.workers[r] in alive]
+        if not donors:
+            raise WorkerLostError("every partition of the graph was lost with its worker; build it again")
+        degree = client.submit(_degree_of, PG.shards[donors[0]], workers=[PG.workers[donors[0]]], pure=False)
+        return client.submit(_claim_shard, None, q, backend, rebuild, degree, workers=[worker], pure=False,
+                             key=f"dgraph-shard-p{q}-{uuid.uuid4().hex[:12]}")
+
+    PG = PartitionedGraph(plan=plan, ids=VertexIds(n), directed=spec.directed, weighted=spec.weighted,
+                          shards=shards, workers=placed, client=client, backend=backend, name=name,
+                          num_arcs=sum(s["arcs"] for s in summaries),
+                          rebuild=rebuild_one if rebuild is not None else None)
+    PG.build_stats = {"seconds": build_s, "transport": "nccl" if use_nccl else ("dask" if p > 1 else "none"),
+                      "partitions": summaries}
+    return PG
 
 
-def _generate_chunk(kind, params, seed, start, stop):
-    from ..generators import rmat_edges, uniform_edges  # noqa: PLC0415
+def _first_error(failed):
+    """The error of the partition that failed first-hand (the others stopped because it did)."""
+    from ..exchange.collective import PeerFailed  # noqa: PLC0415
 
-    if kind == "rmat":
-        src, dst = rmat_edges(np, params["scale"], edgefactor=params["edgefactor"], a=params["a"], b=params["b"],
-                              c=params["c"], seed=seed, permute=params["permute"], start=start, stop=stop)
-    else:
-        src, dst = uniform_edges(np, params["n"], params["m"], seed=seed, start=start, stop=stop)
-    return src, dst, None
+    errors = [f.exception() for f in failed if f.status == "error"]
+    own = [e for e in errors if not isinstance(e, PeerFailed)]
+    if own:
+        return own[0]
+    if errors:
+        return errors[0]
+    return WorkerLostError("a worker was lost during the build; build again")
 
 
-def generate_partitioned(kind, num_parts, *, client=None, method="range", backend="numpy", seed=0,
-                         directed=False, chunks=None, **params):
-    """A generated graph built in parallel on the workers: each makes its own slices of the edge list.
-
-    Same graph as ``dgraph.generate(kind, seed=seed, **params)`` (kinds 'rmat'
-    and 'uniform', unweighted), never assembled on the client.
-    """
+def _client(client, what):
     from ..cluster import current_client  # noqa: PLC0415
-    from ..generators import _module  # noqa: PLC0415
-    from ..generators.params import check_known  # noqa: PLC0415
 
     client = client or current_client()
     if client is None:
-        raise InputError("generate_partitioned needs a Dask client: dgraph.cluster.connect() first")
+        raise InputError(f"{what} needs a Dask client: dgraph.cluster.connect() first")
+    return client
+
+
+def _split(count, p):
+    cuts = [count * q // p for q in range(p + 1)]
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
+def generate_partitioned(kind, num_parts, *, client=None, method="range", backend="numpy", seed=0,
+                         directed=False, weighted=False, self_loops=True, name=None, chunks=None,
+                         transport="auto", **params):
+    """A generated graph built on the workers: each makes its own slice of the edge list, on its device.
+
+    The same graph as ``dgraph.generate(kind, seed=seed, **params)`` ('rmat' and
+    'uniform', weighted or not), split into ``num_parts`` shards, and never
+    whole in one place: with ``backend="cupy"`` each worker generates, cuts and
+    sorts its edges on its GPU, and the GPUs swap edges through NCCL.  Each
+    worker holds its shard, the degree arrays and one batch of edges at a time.
+
+    Parameters
+    ----------
+    kind : 'rmat' (aliases 'kron', 'graph500') or 'uniform'; its parameters as keywords
+        (``scale=``, ``edgefactor=``, ...) and ``weighted=True`` / ``weights=`` as in
+        :func:`dgraph.generate`.
+    num_parts : partitions, one per worker (``q`` on worker ``q mod W``).
+    client : the Dask client (default: the one :func:`dgraph.cluster.connect` made).
+    method : 'range' (equal edge counts, cut from the counted degrees) or 'hash'.
+    backend : 'numpy' or 'cupy' (the workers' GPUs).
+    chunks : cut each worker's slice into this many batches (default: batches of 2**20
+        edges on the CPU, 2**25 on a GPU); the graph does not depend on it.
+    transport : 'auto' (NCCL for CuPy with one partition per worker), 'nccl' or 'dask'.
+
+    Returns
+    -------
+    PartitionedGraph
+        ``PG.build_stats`` holds each worker's build time, arcs, bytes sent and memory.
+
+    Examples
+    --------
+    >>> client = dgraph.cluster.connect()                                   # doctest: +SKIP
+    >>> PG = dgraph.generate_partitioned("rmat", 2, scale=12, seed=1)       # doctest: +SKIP
+    >>> dgraph.bfs(PG, source=0).supersteps                                 # doctest: +SKIP
+    """
+    from ..generators import WEIGHT_PARAMS, _module, _seed  # noqa: PLC0415
+    from ..generators.params import check_known  # noqa: PLC0415
+    from ..generators.weights import parse_weights  # noqa: PLC0415
+
+    client = _client(client, "generate_partitioned")
     mod = _module(kind)
     kname = mod.__name__.rsplit(".", 1)[1]
     if kname not in ("rmat", "uniform"):
         raise InputError(f"kind={kind!r}: parallel generation supports 'rmat' and 'uniform'; "
                          f"use dgraph.generate(...).partition(p) for {kname!r}")
-    check_known(kname, params, mod.PARAMS)
-    p = mod.parse(dict(params))
-    if kname == "rmat":
-        n, m = 1 << p["scale"], p["edgefactor"] << p["scale"]
-        name = f"rmat-scale{p['scale']}-ef{p['edgefactor']}-seed{seed}"
+    check_known(kname, params, (*mod.PARAMS, *WEIGHT_PARAMS))
+    for flag, value in (("directed", directed), ("weighted", weighted), ("self_loops", self_loops)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise InputError(f"{flag}={value!r}: expected True or False")
+    seed = _seed(seed)
+    params = dict(params)
+    wspec = parse_weights(bool(weighted), params)
+    prm = mod.parse(params)
+    n, m = mod.size(prm)
+    p = check_num_parts(num_parts)
+    if p > max(n, 1):
+        raise InputError(f"the graph has {n} vertices, it cannot be split into {p} partitions; use at most {n}")
+    default = f"rmat-scale{prm['scale']}-ef{prm['edgefactor']}-seed{seed}" if kname == "rmat" \
+        else f"uniform-n{n}-m{m}-seed{seed}"
+    batch = None
+    if chunks is not None:
+        batch = max(1, -(-m // (p * int(chunks))))
+    spec = BuildSpec(num_parts=p, directed=directed, method=method, seed=seed, self_loops=self_loops,
+                     num_vertices=n, weighted=wspec is not None, batch=batch)
+    ranks = [[GeneratedEdges(kname, prm, seed, a, b, wspec)] for a, b in _split(m, p)]
+    return build_partitioned(client, ranks, spec, backend=backend, name=name or default,
+                             all_sources=[GeneratedEdges(kname, prm, seed, 0, m, wspec)], transport=transport)
+
+
+TEXT_SUFFIXES = (".el", ".wel", ".txt", ".edges", ".tsv", ".snap", ".csv")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+
+
+def _expand(path_or_glob):
+    """Files named by a path, a folder (its files), a glob pattern or a list of those; sorted."""
+    items = path_or_glob if isinstance(path_or_glob, (list, tuple)) else [path_or_glob]
+    files = []
+    for item in items:
+        if not isinstance(item, (str, Path)):
+            raise InputError(f"path: expected a file name, folder or glob pattern, got {type(item).__name__}")
+        p = Path(item).expanduser()
+        if p.is_dir():
+            found = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith((".", "_")))
+            if not found:
+                raise MissingFileError(f"{p}: the folder holds no data files")
+            files += found
+        elif p.is_file():
+            files.append(p)
+        else:
+            found = sorted(Path(f) for f in globmod.glob(str(p)) if Path(f).is_file())
+            if not found:
+                raise MissingFileError(f"{p}: no such file, folder, or files matching the pattern")
+            files += found
+    return files
+
+
+def _format_of(path, format):
+    from ..io.text import format_suffix  # noqa: PLC0415
+
+    if format is not None:
+        if format not in ("parquet", "edgelist", "csv"):
+            raise InputError(f"format={format!r}: a parallel read takes 'parquet', 'edgelist' or 'csv'")
+        return format
+    suffix = format_suffix(path)
+    if suffix in PARQUET_SUFFIXES:
+        return "parquet"
+    if suffix in TEXT_SUFFIXES:
+        return "csv" if suffix == ".csv" else "edgelist"
+    raise InputError(f"{path}: cannot tell the format from the extension {suffix!r}; pass format='parquet', "
+                     f"'edgelist' or 'csv' (Matrix Market and Graphalytics files: dgraph.read, then G.partition)")
+
+
+def _deal(sources, p):
+    """Sources to partitions, largest first to the least loaded (deterministic)."""
+    ranks, load = [[] for _ in range(p)], [0] * p
+    for s in sorted(sources, key=lambda s: -s.weight_hint):
+        q = min(range(p), key=lambda i: (load[i], i))
+        ranks[q].append(s)
+        load[q] += s.weight_hint
+    return ranks
+
+
+def read_partitioned(path, num_parts, *, format=None, directed=False, weighted=None, src=None, dst=None,
+                     weight=None, num_vertices=None, client=None, method="range", backend="numpy",
+                     self_loops=True, name=None, transport="auto", **text_options):
+    """A graph read in parallel by the workers from Parquet or edge-list files, built where it is read.
+
+    Parameters
+    ----------
+    path : a file, a folder (every file in it but hidden and ``_``-prefixed ones), a glob
+        pattern (``"edges/part-*.parquet"``) or a list of those.  The files are dealt to
+        the workers by size; each worker reads its own (they must be readable there).
+    format : 'parquet', 'edgelist' or 'csv' (default: from each file's extension).
+    src, dst, weight : the columns (Parquet: names, default 'src', 'dst' and 'weight' if
+        present; text: as in :func:`dgraph.read`).
+    weighted : None reads weights when the first file has them.
+    num_vertices : default: the largest id + 1.
+    Other options as in :func:`generate_partitioned`; ``text_options`` go to the text reader
+    (``sep=``, ``header=``).
+
+    Vertex ids must be integers 0..n-1.  Parquet files are read in row batches;
+    a text file is parsed whole, so split a large edge list into many files.
+
+    Examples
+    --------
+    >>> PG = dgraph.read_partitioned("edges/*.parquet", 4, client=client)       # doctest: +SKIP
+    """
+    client = _client(client, "read_partitioned")
+    files = _expand(path)
+    p = check_num_parts(num_parts)
+    fmts = {f: _format_of(f, format) for f in files}
+    first = files[0]
+    sources = []
+    if set(fmts.values()) == {"parquet"}:
+        import pyarrow.parquet as pq  # noqa: PLC0415
+
+        try:
+            names = pq.read_schema(first).names
+        except Exception as exc:  # noqa: BLE001 - ArrowInvalid, OSError...
+            raise InputError(f"{first}: not a readable Parquet file ({exc})") from None
+        s, d = src or "src", dst or "dst"
+        for what, col in (("src", s), ("dst", d)) + ((("weight", weight),) if weight else ()):
+            if col not in names:
+                raise InputError(f"{first}: no column {col!r} for {what}=; the columns are {names}")
+        wcol = weight or ("weight" if "weight" in names else None)
+        if weighted and wcol is None:
+            raise InputError(f"{first}: weighted=True but there is no weight column (columns are {names})")
+        use_w = bool(wcol) if weighted is None else bool(weighted)
+        sources = [ParquetEdges(f, s, d, wcol if use_w else None) for f in files]
+    elif "parquet" in fmts.values():
+        raise InputError("the files mix Parquet and text; read them in two calls")
     else:
-        n, m = p["n"], p["m"]
-        name = f"uniform-n{n}-m{m}-seed{seed}"
-    nchunks = chunks or max(1, min(4 * num_parts, m // (1 << 20) + 1))
-    cuts = np.linspace(0, m, nchunks + 1).astype(np.int64)
-    futs = [client.submit(_generate_chunk, kname, p, seed, int(a), int(b), pure=False)
-            for a, b in zip(cuts[:-1], cuts[1:])]
-    return build_partitioned(client, futs, n, num_parts, directed=directed, method=method, seed=seed,
-                             backend=backend, name=name)
+        opts = dict(text_options, src=src, dst=dst, weight=weight)
+        opts["fmt"] = "csv" if fmts[first] == "csv" else "edgelist"
+        use_w = weighted if weighted is not None else _text_has_weights(first, opts)
+        sources = [TextEdges(f, weighted=use_w, options=opts) for f in files]
+    spec = BuildSpec(num_parts=p, directed=directed, method=method, seed=0, self_loops=self_loops,
+                     num_vertices=num_vertices, weighted=bool(use_w))
+    stem = Path(path if not isinstance(path, (list, tuple)) else files[0]).name
+    return build_partitioned(client, _deal(sources, p), spec, backend=backend, name=name or stem,
+                             all_sources=sources, transport=transport)
 
 
-def _frame_to_chunk(df, src, dst, weight):
-    w = None if weight is None else df[weight].to_numpy()
-    return df[src].to_numpy(), df[dst].to_numpy(), w
+def _text_has_weights(path, opts):
+    """Whether the first file has a weight column, by the reader's own rule (read on the client: the
+    first file only, to agree on it before the workers start)."""
+    from ..io.edgelist import edgelist_columns  # noqa: PLC0415
+
+    return edgelist_columns(path, weighted=None, **opts)[3] is not None
 
 
 def from_dask_dataframe(ddf, num_parts, *, src="src", dst="dst", weight=None, num_vertices=None, directed=False,
-                        client=None, method="range", backend="numpy", self_loops=True, name=None):
+                        client=None, method="range", backend="numpy", self_loops=True, name=None, transport="auto"):
     """A PartitionedGraph from a dask DataFrame of edges (integer ids 0..n-1), built on the workers.
 
-    Each dataframe partition is one chunk; it never passes through the client.
-    ``num_vertices`` defaults to the largest id + 1 (one small reduction).
+    The frame is persisted and each worker builds from the partitions it
+    holds (pandas, or cuDF for a dask-cuDF frame, whose columns stay on the
+    GPU); they never pass through the client.  ``num_vertices`` defaults to
+    the largest id + 1.  A shard lost with its worker cannot be rebuilt
+    (the frame's partitions are released after the build): build again.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, pandas as pd                                 # doctest: +SKIP
+    >>> ddf = dd.from_pandas(pd.DataFrame({"src": [0, 1], "dst": [1, 2]}), npartitions=2)  # doctest: +SKIP
+    >>> PG = dgraph.from_dask_dataframe(ddf, 2, client=client)                    # doctest: +SKIP
     """
-    import dask  # noqa: PLC0415
-
-    from ..cluster import current_client  # noqa: PLC0415
-
-    client = client or current_client()
-    if client is None:
-        raise InputError("from_dask_dataframe needs a Dask client: dgraph.cluster.connect() first")
+    client = _client(client, "from_dask_dataframe")
     for col in (src, dst) + (() if weight is None else (weight,)):
         if col not in ddf.columns:
             raise InputError(f"column {col!r} is not in the dataframe (columns: {list(ddf.columns)})")
-    if num_vertices is None:
-        lo, hi = client.compute([ddf[[src, dst]].min().min(), ddf[[src, dst]].max().max()], sync=True)
-        if lo < 0:
-            raise InputError(f"vertex id {lo} < 0: a parallel build needs ids 0..n-1 "
-                             f"(read such graphs with dgraph.read / from_edges, then G.partition)")
-        num_vertices = int(hi) + 1
-    parts = [dask.delayed(_frame_to_chunk)(d, src, dst, weight) for d in ddf.to_delayed()]
-    chunks = client.compute(parts)
-    return build_partitioned(client, chunks, int(num_vertices), num_parts, directed=directed, method=method,
-                             backend=backend, self_loops=self_loops, name=name, weighted=weight is not None)
+    p = check_num_parts(num_parts)
+    ddf = ddf[[src, dst] + ([weight] if weight is not None else [])]
+    from distributed import futures_of, wait  # noqa: PLC0415
+
+    parts = futures_of(client.persist(ddf))
+
+    from ..cluster import worker_addresses  # noqa: PLC0415
+
+    wait(parts)
+    workers = worker_addresses(client)
+    placed = [workers[q % len(workers)] for q in range(p)]
+    who = client.who_has(parts)
+    frames, load = [[] for _ in range(p)], [0] * p
+    for i, f in enumerate(parts):
+        holders = set(who.get(f.key, ()))
+        mine = [q for q in range(p) if placed[q] in holders] or list(range(p))
+        q = min(mine, key=lambda r: (load[r], r))
+        frames[q].append((f, (src, dst, weight), f"dataframe partition {i}"))
+        load[q] += 1
+    spec = BuildSpec(num_parts=p, directed=directed, method=method, seed=0, self_loops=self_loops,
+                     num_vertices=num_vertices, weighted=weight is not None)
+    return build_partitioned(client, [[] for _ in range(p)], spec, backend=backend, name=name, frames=frames,
+                             transport=transport)

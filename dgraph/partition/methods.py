@@ -88,21 +88,31 @@ def range_bounds(indptr, p: int) -> np.ndarray:
     prefix it takes the one nearest to ``q*n/p``.  Then the cuts are made
     strictly increasing (p <= n), so no range is empty.  Exact integer arithmetic.
     """
-    indptr = np.asarray(indptr, dtype=np.int64)
+    from ..backend import array_module, to_numpy  # noqa: PLC0415
+
+    xp = array_module(indptr)
+    indptr = xp.asarray(indptr, dtype=np.int64)  # a CuPy indptr stays on its GPU: O(p) values are read back
     n, m = len(indptr) - 1, int(indptr[-1])
     if p == 1 or n == 0:
         return np.array([0, n], dtype=np.int64)
+
+    def search(values, side):
+        return to_numpy(xp.searchsorted(indptr, xp.asarray(values), side=side)).astype(np.int64)
+
+    def at(i):
+        return to_numpy(indptr[xp.asarray(i)]).astype(np.int64)
+
     q = np.arange(1, p, dtype=np.int64)
     # first i with indptr[i] >= q*m/p  <=>  p*indptr[i] >= q*m
     target = q * m                                       # compare against p*indptr
-    hi = np.searchsorted(indptr, -(-target // p), side="left")          # ceil(q*m/p)
+    hi = search(-(-target // p), "left")                  # ceil(q*m/p)
     lo = np.maximum(hi - 1, 0)
-    above = p * indptr[hi] - target                       # >= 0
-    below = target - p * indptr[lo]                       # > 0 unless hi == 0
-    value = np.where((hi > 0) & (below <= above), indptr[lo], indptr[hi])
+    above = p * at(hi) - target                           # >= 0
+    below = target - p * at(lo)                           # > 0 unless hi == 0
+    value = np.where((hi > 0) & (below <= above), at(lo), at(hi))
     # the run of cut points with that edge prefix, and the one nearest q*n/p inside it
-    first = np.searchsorted(indptr, value, side="left")
-    last = np.searchsorted(indptr, value, side="right") - 1
+    first = search(value, "left")
+    last = search(value, "right") - 1
     ideal = (2 * q * n + p) // (2 * p)                     # round(q*n/p)
     cuts = np.clip(ideal, first, last)
     bounds = np.concatenate([[0], cuts, [n]]).astype(np.int64)

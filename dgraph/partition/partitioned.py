@@ -28,7 +28,8 @@ class PartitionedGraph:
         self.backend = backend
         self.name = name
         self.num_arcs = num_arcs
-        self._rebuild = rebuild      # rebuild(q) -> Shard, to replace shards lost with a worker
+        self._rebuild = rebuild      # rebuild(q, worker) -> future of shard q on worker, for shards lost with one
+        self.build_stats = None       # how a parallel build went (dgraph.partition.build), per partition
 
     @property
     def num_parts(self) -> int:
@@ -62,7 +63,7 @@ class PartitionedGraph:
                                   f"rebuild them; partition it again")
         for q in lost:
             self.workers[q] = alive[q % len(alive)]
-            self.shards[q] = _place(self.client, self._rebuild(q), self.workers[q], self.backend, q)
+            self.shards[q] = self._rebuild(q, self.workers[q])
 
     def local_shards(self):
         """The shards as objects in this process (gathered from the workers if distributed)."""
@@ -181,7 +182,8 @@ def partition_graph(G, num_parts, method="range", *, client=None, backend=None, 
     placed = [workers[q % len(workers)] for q in range(plan.num_parts)]
     futures = [_place(client, shard, placed[q], backend, q) for q, shard in enumerate(shards)]
     return PartitionedGraph(shards=futures, workers=placed, client=client,
-                            rebuild=lambda q: shard_from_graph(host, plan, q), **common)
+                            rebuild=lambda q, w: _place(client, shard_from_graph(host, plan, q), w, backend, q),
+                            **common)
 
 
 def _place(client, shard, worker, backend, q):
