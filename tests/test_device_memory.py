@@ -41,3 +41,22 @@ def test_gpu_refuses_a_graph_it_cannot_hold(monkeypatch):
     monkeypatch.setattr(device_memory, "available", lambda: (1024, 2**30))
     with pytest.raises(dgraph.GraphTooLargeError, match="arcs"):
         G.to("cupy")
+
+
+def test_too_large_for_one_gpu_says_how_many_would_hold_it():
+    """rmat scale 28 on an 80 GB GPU: not built whole on one, built partitioned on two (issue 20)."""
+    n, m = 1 << 28, 16 << 28
+    gb80 = 80 * 10**9
+
+    def per_gpu(p):
+        return device_memory.partitioned_build_bytes(n, m, False, False, p)
+
+    assert device_memory.gpus_needed(per_gpu, gb80) == 2
+    assert device_memory.gpus_needed(lambda p: device_memory.partitioned_build_bytes(2 * n, 2 * m, False, False, p),
+                                     gb80) == 4
+    with pytest.raises(dgraph.GraphTooLargeError) as e:
+        device_memory.require(device_memory.build_bytes(m, False, False), "generate('rmat', scale=28)",
+                              have=(gb80 * 0.95, gb80), per_gpu=per_gpu)
+    msg = str(e.value)
+    assert "needs about 400.0 GiB" in msg and "it needs 2 GPUs of this size" in msg
+    assert "generate_partitioned(kind, 2, backend='cupy'" in msg

@@ -40,17 +40,54 @@ def available():
     return free + cp.get_default_memory_pool().free_bytes(), total
 
 
-def require(nbytes, what, *, have=None):
+def require(nbytes, what, *, have=None, per_gpu=None):
     """Raise GraphTooLargeError when ``nbytes`` more will not fit on the current GPU.
 
-    ``have`` = (available, total) overrides the device query (tests)."""
+    ``have`` = (available, total) overrides the device query (tests).  ``per_gpu(p)``: the bytes
+    each of ``p`` GPUs would need for the same work partitioned, to say how many GPUs of this size
+    would hold it."""
     free, total = available() if have is None else have
     if nbytes <= free:
         return
+    split = "Split it over more GPUs"
+    if per_gpu is not None:
+        k = gpus_needed(per_gpu, total)
+        if k is None:
+            split = "Partitioned, it does not fit on 1,024 GPUs of this size either"
+        else:
+            gpus = "one GPU" if k == 1 else f"{k} GPUs"
+            split = (f"Built partitioned, it needs {gpus} of this size (about {_fmt(per_gpu(k))} each): "
+                     f"dgraph.generate_partitioned(kind, {k}, backend='cupy', ...) on a cluster of {gpus} "
+                     f"(dgraph.cluster.connect('cuda'))")
+        raise GraphTooLargeError(f"{what} needs about {_fmt(nbytes)} of GPU memory, and this GPU has "
+                                 f"{_fmt(free)} free of {_fmt(total)}. {split}, or run it on the CPU "
+                                 f"(backend='numpy')")
     raise GraphTooLargeError(
         f"{what} needs about {_fmt(nbytes)} of GPU memory, and this GPU has {_fmt(free)} free of {_fmt(total)}. "
-        f"Split it over more GPUs (G.partition(p, backend='cupy', client=dgraph.cluster.connect('cuda')), "
+        f"{split} (G.partition(p, backend='cupy', client=dgraph.cluster.connect('cuda')), "
         f"or dgraph.generate_partitioned(...)), or run it on the CPU (backend='numpy')")
+
+
+#: the share of a GPU's memory a partitioned build plans to use (the rest: CUDA context, the run's arrays)
+PLAN_SHARE = 0.8
+
+
+def gpus_needed(per_gpu, total, limit=1024):
+    """The fewest GPUs of ``total`` bytes each on which ``per_gpu(p)`` fits (None past ``limit``)."""
+    return next((p for p in range(1, limit + 1) if per_gpu(p) <= PLAN_SHARE * total), None)
+
+
+def partitioned_build_bytes(num_vertices, num_edges, directed, weighted, p):
+    """Peak bytes on each of ``p`` GPUs of a streaming partitioned build (dgraph.partition.stream):
+    the shard's slots (out-arcs, in-arcs when directed, weights), the trimmed copy they may be
+    given back through, the O(n) degree arrays, one batch in flight and one sort block."""
+    from ..partition.stream import BATCH, SORT_BLOCK  # noqa: PLC0415
+
+    vbytes = 4 if num_vertices < 2**31 else 8
+    arcs = num_edges * (1 if directed else 2) / p
+    slots = arcs * (vbytes + (8 if weighted else 0)) + (arcs * vbytes if directed else 0)
+    degrees = 3 * 8 * num_vertices
+    return int(2 * slots + degrees + BATCH["cupy"] * 2 * 8 * 6 + SORT_BLOCK["cupy"] * 8 * 4)
 
 
 def csc_build_bytes(num_arcs, num_vertices, edge_ids, itemsize=4):
@@ -68,4 +105,4 @@ def build_bytes(num_edges, directed, weighted):
     return int(num_edges) * per
 
 
-__all__ = ["available", "require", "build_bytes", "csc_build_bytes"]
+__all__ = ["available", "require", "build_bytes", "csc_build_bytes", "gpus_needed", "partitioned_build_bytes"]

@@ -87,10 +87,15 @@ def generate(kind, *, backend="numpy", seed=0, directed=False, weighted=False, n
     p = mod.parse(params)
     xp = get_xp(backend)
     if xp is not np:
-        from ..backend.device_memory import build_bytes, require  # noqa: PLC0415
+        from ..backend.device_memory import build_bytes, partitioned_build_bytes, require  # noqa: PLC0415
 
-        require(build_bytes(mod.size(p)[1], directed, wspec is not None),
-                f"generate({kind_name!r}, {', '.join(f'{k}={v}' for k, v in sorted(params.items()))})")
+        n, m = mod.size(p)
+        per_gpu = None
+        if kind_name in ("rmat", "uniform"):  # what generate_partitioned builds
+            per_gpu = lambda parts: partitioned_build_bytes(n, m, directed, wspec is not None, parts)  # noqa: E731
+        require(build_bytes(m, directed, wspec is not None),
+                f"generate({kind_name!r}, {', '.join(f'{k}={v}' for k, v in sorted(params.items()))})",
+                per_gpu=per_gpu)
     src, dst, n, default_name = mod.edges(xp, seed, p, chunk=chunk)
     w = None
     if wspec is not None:

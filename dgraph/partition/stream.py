@@ -251,7 +251,7 @@ class _Rows:
             self.lo, self.hi = int(plan.bounds[q]), int(plan.bounds[q + 1])
             self.explicit = None
             self.count = self.hi - self.lo
-            self._cuts = xp.asarray(np.asarray(plan.bounds[1:-1], dtype=np.int64))
+            self._cuts = xp.asarray(np.asarray(plan.bounds[1:-1]).astype(vertex_dtype(plan.num_vertices)))
             self._owner = None
         else:
             self.lo = 0
@@ -363,10 +363,10 @@ class _Slots:
             r0 = r1
         indptr = xp.zeros(self.rows + 1, dtype=np.int64)
         xp.cumsum(counts, out=indptr[1:])
-        cols, weights = self.cols, self.weights
-        if write < self.capacity:  # give the duplicates' slots back
-            cols = cols[:write].copy()
-            weights = None if weights is None else weights[:write].copy()
+        cols, weights = self.cols[:write], None if self.weights is None else self.weights[:write]
+        if write < 0.9 * self.capacity:  # many duplicates: give their slots back (a few: keep the view)
+            cols = cols.copy()
+            weights = None if weights is None else weights.copy()
         self.cols = self.weights = None
         return indptr, cols, weights
 
