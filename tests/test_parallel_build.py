@@ -218,3 +218,43 @@ def test_a_lost_shard_is_rebuilt_alone_from_the_sources(client):
     for q in range(3):
         again = PG._rebuild(q, PG.workers[(q + 1) % 3]).result()
         _same_shard(again, before[q], f"rebuilt shard {q}")
+
+
+# -- results that stay on the workers ---------------------------------------------------------------
+
+@pytest.mark.parametrize("executor", ["spmd", "tasks"])
+def test_to_dask_makes_each_partition_on_its_worker(client, executor):
+    G = dgraph.from_edges(["b", "c", "d", "e", "c"], ["c", "d", "b", "f", "f"], directed=True)
+    ref_bfs = dgraph.bfs(G, "c").to_pandas()
+    ref_pr = dgraph.pagerank(G, iterations=5).to_pandas()
+    for method in ("range", "hash"):
+        PG = G.partition(2, method=method, client=client)
+        r = dgraph.bfs(PG, "c", executor=executor)
+        assert r.on_workers
+        ddf = r.to_dask()
+        assert ddf.npartitions == 2 and r.on_workers   # nothing was fetched to the client
+        got = ddf.compute().sort_values("vertex").reset_index(drop=True)
+        want = ref_bfs.sort_values("vertex").reset_index(drop=True)
+        for col in want.columns:
+            assert got[col].tolist() == want[col].tolist(), f"{method} {col}"
+        r = dgraph.pagerank(PG, iterations=5, executor=executor)
+        got = r.to_dask().compute().sort_values("vertex").reset_index(drop=True)
+        want = ref_pr.sort_values("vertex").reset_index(drop=True)
+        np.testing.assert_array_equal(got["pagerank"].to_numpy(), want["pagerank"].to_numpy())
+        # read after to_dask: the client fetch still works, and then to_dask cuts the fetched frame
+        assert r.to_pandas().shape == (5, 2) and not r.on_workers
+        assert r.to_dask().npartitions == 2
+
+
+def test_partitioned_result_to_a_parquet_dataset(client, tmp_path):
+    import pandas as pd
+
+    PG = dgraph.generate_partitioned("rmat", 3, client=client, scale=8, seed=3)
+    r = dgraph.wcc(PG)
+    out = dgraph.write(r, tmp_path / "wcc.parquet")
+    assert out.is_dir() and sorted(f.name for f in out.iterdir()) == [f"part.{q}.parquet" for q in range(3)]
+    got = pd.read_parquet(out).sort_values("vertex")
+    np.testing.assert_array_equal(got["component"].to_numpy(),
+                                  to_numpy(dgraph.wcc(dgraph.generate("rmat", scale=8, seed=3)).raw("component")))
+    with pytest.raises(dgraph.OutputExistsError):
+        dgraph.write(dgraph.wcc(PG), tmp_path / "wcc.parquet")

@@ -25,7 +25,7 @@ class Result:
     """
 
     def __init__(self, algorithm, ids, columns, *, vertex_columns=(), missing=None,
-                 stats=None, params=None, backend="numpy", run_time=None, phases=None):
+                 stats=None, params=None, backend="numpy", run_time=None, phases=None, remote=None):
         self.algorithm = algorithm
         self.ids = ids
         # a callable is a deferred fetch (e.g. from Dask workers), resolved on first use
@@ -38,6 +38,7 @@ class Result:
         self.backend = backend
         self.run_time = run_time
         self.phases = dict(phases or {})
+        self._remote = remote  # RemoteColumns: where a distributed run left its results (until fetched)
 
     # -- columns -------------------------------------------------------------------
     @property
@@ -45,7 +46,13 @@ class Result:
         if self._cols is None:
             self._cols = dict(self._fetch())
             self._fetch = None
+            self._remote = None
         return self._cols
+
+    @property
+    def on_workers(self) -> bool:
+        """Whether the result is still on the Dask workers that computed it (not read yet)."""
+        return self._remote is not None and self._cols is None
 
     def amend(self, fn):
         """Have ``fn(columns) -> columns`` applied to the columns once they are resolved (now, or at
@@ -56,6 +63,7 @@ class Result:
         else:
             fetch = self._fetch
             self._fetch = lambda: fn(dict(fetch()))
+        self._remote = None  # the columns on the workers are not the answer until fn has seen them
 
     def absorb(self, other, phase):
         """Take a second run's supersteps into this result's stats (numbered on from these, marked
@@ -241,10 +249,23 @@ class Result:
         return html_block("dgraph.Result", self.algorithm, html_fields(fields), table, shown, steps)
 
     def to_dask(self, npartitions=None):
-        """The columns as a dask DataFrame (from :meth:`to_pandas`; ``npartitions`` defaults to the run's
-        partition count, or 1)."""
+        """The result as a dask DataFrame: columns ``vertex`` and one per output.
+
+        A result of a run on a Dask cluster that has not been read yet is made where it is: one
+        partition per graph partition, each built on the worker holding its values (cuDF
+        partitions when the run was on GPUs and cuDF is installed), never passing through the
+        client.  Otherwise (or with ``npartitions``) it is cut from :meth:`to_pandas`;
+        ``npartitions`` defaults to the run's partition count, or 1.
+
+        Examples
+        --------
+        >>> r = dgraph.bfs(PG, source=0)                                  # doctest: +SKIP
+        >>> r.to_dask().to_parquet("bfs/")   # one file per partition, written by the workers  # doctest: +SKIP
+        """
         import dask.dataframe as dd  # noqa: PLC0415
 
+        if self._remote is not None and self._cols is None and npartitions is None:
+            return dd.from_delayed(self._remote.frames(self.backend), verify_meta=False)
         df = self.to_pandas()
         if npartitions is None:
             npartitions = int(self.params.get("partitions", 1) or 1)

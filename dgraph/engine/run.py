@@ -42,7 +42,7 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
     if executor not in EXECUTORS:
         raise InputError(f"executor={executor!r}: expected one of {', '.join(EXECUTORS)}")
     program = make_program(G.ids)
-    phases = None
+    phases = remote = None
     t0 = time.perf_counter()
     if not partitioned:
         if executor != "local":
@@ -79,12 +79,12 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
                                               max_supersteps=max_supersteps, transport=transport)
             results = None
         if G.distributed and executor != "local":
-            if results is not None:  # tasks: Dask futures
-                fetch = (lambda client=G.client, results=results: client.gather(results))
+            from .remote import RemoteColumns  # noqa: PLC0415
 
-            def columns(fetch=fetch, replicated=program.replicated_result):
-                got = fetch()
-                return got[0] if replicated else _assemble(G, got)
+            futures = (lambda results=results: results) if results is not None else fetch
+            remote = RemoteColumns(G.client, futures, replicated=program.replicated_result, plan=G.plan,
+                                   workers=list(G.workers), ids=G.ids, vertex_columns=vertex_columns)
+            columns = remote.fetch
         else:
             columns = results[0] if program.replicated_result else _assemble(G, results)
         params = dict(params or {}, executor=executor, exchange=schedule.kind, fanout=schedule.fanout,
@@ -93,20 +93,11 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
             params["transport"] = records[0]["transport"]
     elapsed = time.perf_counter() - t0
     return Result(program.name, G.ids, columns, vertex_columns=vertex_columns, missing=missing, stats=records,
-                  params=params, backend=G.backend, run_time=elapsed, phases=phases)
+                  params=params, backend=G.backend, run_time=elapsed, phases=phases, remote=remote)
 
 
 def _assemble(G, results):
     """Per-shard owned columns -> global columns in vertex order."""
-    import numpy as np  # noqa: PLC0415
+    from .remote import assemble  # noqa: PLC0415
 
-    from ..backend import to_numpy  # noqa: PLC0415
-
-    out = {}
-    for name in results[0]:
-        first = to_numpy(results[0][name])
-        col = np.empty(G.num_vertices, dtype=first.dtype)
-        for q, res in enumerate(results):
-            col[G.plan.vertices_of(q)] = to_numpy(res[name])
-        out[name] = col
-    return out
+    return assemble(G.plan, results)

@@ -38,7 +38,7 @@ from ..errors import ExecutorError, WorkerLostError
 from .program import Contribution, StepContext
 
 HANDLER = "dgraph_spmd_put"
-RUN, TAKE, DROP = "dgraph_spmd_run", "dgraph_spmd_take", "dgraph_spmd_drop"
+RUN, DROP = "dgraph_spmd_run", "dgraph_spmd_drop"
 #: how runs start: 'direct' (client -> worker RPC) or 'task' (a Dask task per shard); see the module docstring
 LAUNCH = os.environ.get("DGRAPH_SPMD_LAUNCH", "direct")
 #: DGRAPH_PROFILE=1: every superstep record splits its time into kernel_s, exchange_s and receive_s (each
@@ -106,21 +106,11 @@ def _install(dask_worker):
     async def run(comm=None, key=None, **kw):
         return await _run_here(dask_worker, key, **kw)
 
-    def take(comm=None, run=None, parts=()):
-        from distributed.protocol import to_serialize  # noqa: PLC0415
-
-        stash = _results(dask_worker)
-        missing = [q for q in parts if (run, q) not in stash]
-        if missing:
-            return {"status": "missing", "parts": missing}
-        return {"status": "OK", "results": [to_serialize(stash.pop((run, q))) for q in parts]}
-
     def drop(comm=None, run=None):
         _drop_run(dask_worker, run)
 
     dask_worker.handlers[HANDLER] = put
     dask_worker.handlers[RUN] = run
-    dask_worker.handlers[TAKE] = take
     dask_worker.handlers[DROP] = drop
     return dask_worker.address
 
@@ -351,8 +341,8 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
              transport="auto", launch=None):
     """Run ``program`` over the shards of ``PG``; -> (fetch, records, phases).
 
-    ``fetch()`` returns every shard's result (shard 0's alone for a replicated result), read from
-    the workers when called."""
+    ``fetch()`` returns futures of every shard's result (shard 0's alone for a replicated result),
+    on the shards' workers."""
     t_begin = time.perf_counter()
     client = PG.client
     PG.ensure_shards()
@@ -455,34 +445,29 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
 
 
 class _DirectResults:
-    """Fetches a direct run's results from the workers (once); drops them there if never read."""
+    """A direct run's results, left in its workers' stashes: ``()`` makes them Dask futures there
+    (one small task per part, no data through the client); dropped there if never asked for."""
 
     def __init__(self, client, placement, run, parts):
         self.client, self.placement, self.run, self.parts = client, placement, run, parts
         self._finalizer = weakref.finalize(self, _forget, client, sorted({placement[q] for q in parts}), run)
 
     def __call__(self):
-        by_worker = {}
-        for q in self.parts:
-            by_worker.setdefault(self.placement[q], []).append(q)
-
-        async def take():
-            return await asyncio.gather(*[self.client.rpc(addr).dgraph_spmd_take(run=self.run, parts=qs)
-                                          for addr, qs in by_worker.items()])
-
-        try:
-            replies = self.client.sync(take)
-        except Exception as exc:  # noqa: BLE001
-            raise ExecutorError(f"could not read the results of spmd run {self.run} from its workers "
-                                f"({type(exc).__name__}: {exc}); run it again") from None
-        got = {}
-        for (addr, qs), reply in zip(by_worker.items(), replies):
-            if reply.get("status") != "OK":
-                raise ExecutorError(f"the results of spmd run {self.run} are gone from worker {addr} "
-                                    f"(partitions {reply.get('parts')}): that worker restarted; run it again")
-            got.update(zip(qs, reply["results"]))
+        futures = [self.client.submit(_claim_result, self.run, q, workers=[self.placement[q]], pure=False,
+                                      key=f"dgraph-result-p{q}-{self.run}") for q in self.parts]
         self._finalizer.detach()
-        return [got[q] for q in self.parts]
+        return futures
+
+
+def _claim_result(run, q):
+    """The result a direct spmd run left on this worker for part ``q``: a Dask-held value from here on."""
+    from distributed import get_worker  # noqa: PLC0415
+
+    stash = _results(get_worker())
+    if (run, q) not in stash:
+        raise ExecutorError(f"the results of spmd run {run} are gone from worker {get_worker().address} "
+                            f"(partition {q}): that worker restarted; run it again")
+    return stash.pop((run, q))
 
 
 async def _drop_async(client, addresses, run, wait_s=5.0):
@@ -555,4 +540,4 @@ def _launch_tasks(client, PG, parts, poll, program, schedule, placement, run, ma
         if not ok:  # stop the other tasks, drop what they left in the mailboxes and result stashes
             client.cancel([f for f in futures if not f.done()] + results)
             _drop_everywhere(client, run)
-    return (lambda: client.gather(results)), summaries, t_submit
+    return (lambda: results), summaries, t_submit

@@ -36,8 +36,11 @@ def write_result(result, path, format=None, *, columns=None, overwrite=False) ->
     in a float one, as the LDBC reference outputs do.
     columns: the result columns to write (default all); ``vertex`` always comes first.
     """
-    p, fmt = check_output_path(path, overwrite=overwrite, fmt=format)
+    dataset = _is_dataset(result, format, path)
+    p, fmt = check_output_path(path, overwrite=overwrite, fmt=format, folder_ok=dataset)
     names = _columns(result, columns)
+    if dataset:
+        return _write_dataset(result, p, names, overwrite)
     if fmt == "graphalytics" and len(names) != 1:
         names = names[:1] if columns is None else names
         if len(names) != 1:
@@ -51,13 +54,15 @@ def write_result(result, path, format=None, *, columns=None, overwrite=False) ->
     return p
 
 
-def check_output_path(path, *, overwrite=False, fmt=None):
+def check_output_path(path, *, overwrite=False, fmt=None, folder_ok=False):
     """``(Path, format)`` for an output, checked before any work is done (e.g. by the CLI
     before it runs an algorithm): the format is known, and the path is not a folder
-    and does not exist unless ``overwrite``."""
+    (unless ``folder_ok``: a Parquet dataset replaces one) and does not exist unless ``overwrite``."""
     p = Path(path).expanduser()
     fmt = _format(p, fmt)
-    if p.is_dir():
+    if p.is_dir() and not (folder_ok and overwrite):
+        if folder_ok:
+            raise OutputExistsError(f"{p}: already exists; pass overwrite=True to replace it")
         raise OutputExistsError(f"{p}: is a folder; give a file name to write the result to")
     if p.exists() and not overwrite:
         raise OutputExistsError(f"{p}: already exists; pass overwrite=True to replace it")
@@ -88,6 +93,43 @@ def _columns(result, columns):
         raise InputError(f"columns={list(columns)!r}: {unknown[0]!r} is not a column of this "
                          f"{result.algorithm} result; columns: {result.columns}")
     return names
+
+
+def _is_dataset(result, format, path):
+    """A Parquet output of a partitioned result still on its workers is written by them: a folder
+    of one file per partition (a Parquet dataset, read back whole by pandas/pyarrow/dask)."""
+    if not getattr(result, "on_workers", False) or int(result.params.get("partitions", 1) or 1) < 2:
+        return False
+    try:
+        return _format(Path(path).expanduser(), format) == "parquet"
+    except InputError:
+        return False
+
+
+def _write_dataset(result, p: Path, names, overwrite):
+    """The workers write ``part.<q>.parquet`` into a fresh folder beside ``p``; renamed into place."""
+    import shutil  # noqa: PLC0415
+
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        ddf = result.to_dask()[["vertex", *names]]
+        ddf.to_parquet(str(tmp), write_index=False, write_metadata_file=False,
+                       custom_metadata={"dgraph.algorithm": str(result.algorithm),
+                                        "dgraph.vertex_columns": json.dumps(list(result.vertex_columns))})
+        old = None
+        if p.exists():
+            if not overwrite:
+                raise OutputExistsError(f"{p}: already exists; pass overwrite=True to replace it")
+            old = p.with_name(f".{p.name}.{secrets.token_hex(4)}.old")
+            os.replace(p, old)
+        os.replace(tmp, p)
+        if old is not None:
+            shutil.rmtree(old) if old.is_dir() else old.unlink()
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return p
 
 
 @contextmanager

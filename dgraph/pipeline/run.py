@@ -295,7 +295,7 @@ def _write_outputs(p, done, folder, overwrite):
         except DGraphError as e:
             raise PipelineError(f"{p._where(o['path'])}{e}") from None
         out.append({"from": o["from"], "to": str(written), "format": o["format"] or written.suffix.lstrip("."),
-                    "bytes": written.stat().st_size})
+                    "bytes": _size(written)})
     return out
 
 
@@ -304,3 +304,10 @@ def _plot(result, rec, path):
 
     title = f"{rec['name']}: {rec['run']} on {rec['graph']} ({rec['supersteps']} supersteps)"
     return save_superstep_plot(result.stats, path, title)
+
+
+def _size(path):
+    """Bytes of an output: a file, or a Parquet dataset folder written by the workers."""
+    if path.is_dir():
+        return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    return path.stat().st_size

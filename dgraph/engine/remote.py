@@ -1,0 +1,116 @@
+"""Results of a distributed run that stay on the workers until asked for.
+
+A run on a Dask cluster leaves each shard's result on its worker (shard 0's
+alone for an algorithm whose every shard ends with the whole answer).
+:class:`RemoteColumns` knows where they are: ``fetch()`` brings the columns
+to the client (``Result.to_pandas``), ``frames()`` makes one DataFrame per
+partition *on the worker that holds it* (``Result.to_dask``; cuDF when the
+result is on GPUs and cuDF is installed), so a large result can be written
+(one Parquet file per partition, by the workers) without passing through the
+client.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backend import to_numpy
+
+
+class RemoteColumns:
+    def __init__(self, client, futures, *, replicated, plan, workers, ids, vertex_columns=()):
+        """``futures()`` -> futures of each part's ``{column: array}`` (part 0 alone when ``replicated``)."""
+        self.client = client
+        self._make = futures
+        self._futures = None
+        self.replicated = replicated
+        self.plan = plan
+        self.workers = workers
+        self.ids = ids
+        self.vertex_columns = tuple(vertex_columns)
+
+    def futures(self):
+        if self._futures is None:
+            self._futures = list(self._make())
+        return self._futures
+
+    def fetch(self):
+        """The columns on the client, in internal vertex order (the futures are let go after)."""
+        got = self.client.gather(self.futures())
+        self._futures = None
+        if self.replicated:
+            return got[0]
+        return assemble(self.plan, got)
+
+    def frames(self, backend):
+        """Futures of one DataFrame per partition: ``vertex`` (user ids) and the columns, each made on
+        the worker that holds the values."""
+        futs = self.futures()
+        p = self.plan.num_parts
+        labels = None if self.ids.identity else self.ids.labels
+        if labels is not None:
+            [labels] = self.client.scatter([labels], broadcast=True, hash=False)
+        out = []
+        for q in range(p):
+            src = futs[0] if self.replicated else futs[q]
+            where = self.workers[0] if self.replicated else self.workers[q]
+            owned = (int(self.plan.bounds[q]), int(self.plan.bounds[q + 1])) if self.plan.contiguous \
+                else self.plan.vertices_of(q)
+            out.append(self.client.submit(_frame_part, src, owned, self.replicated, labels, self.vertex_columns,
+                                          backend, workers=[where], pure=False))
+        return out
+
+
+def assemble(plan, results):
+    """Per-shard owned columns -> global columns in vertex order."""
+    out = {}
+    for name in results[0]:
+        first = to_numpy(results[0][name])
+        col = np.empty(plan.num_vertices, dtype=first.dtype)
+        for q, res in enumerate(results):
+            col[plan.vertices_of(q)] = to_numpy(res[name])
+        out[name] = col
+    return out
+
+
+def _frame_part(columns, owned, replicated, labels, vertex_columns, backend):
+    """Partition ``owned`` (a ``(lo, hi)`` range or an id array) of a result as a DataFrame."""
+    first = next(iter(columns.values()))
+    xp = np if isinstance(first, np.ndarray) else __import__("cupy")
+    if isinstance(owned, tuple):
+        vertices = xp.arange(owned[0], owned[1], dtype=np.int64)
+        pick = slice(owned[0], owned[1])
+    else:
+        vertices = xp.asarray(owned).astype(np.int64)
+        pick = vertices
+    data = {}
+    for name, values in columns.items():
+        values = values[pick] if replicated else values
+        if name in vertex_columns and labels is not None:
+            values = _to_user(values, labels)
+        data[name] = values
+    vertex = vertices if labels is None else xp.asarray(labels)[vertices] if labels.dtype.kind in "iu" \
+        else labels[to_numpy(vertices)]
+    data = {"vertex": vertex, **data}
+    if xp is not np and backend == "cupy":
+        try:
+            import cudf  # noqa: PLC0415
+
+            return cudf.DataFrame({k: v for k, v in data.items()})
+        except ImportError:
+            pass
+    import pandas as pd  # noqa: PLC0415
+
+    return pd.DataFrame({k: to_numpy(v) for k, v in data.items()})
+
+
+def _to_user(values, labels):
+    """Internal vertex ids -> user ids, -1 (or None for names) where there is none."""
+    host = to_numpy(values)
+    found = host >= 0
+    if labels.dtype.kind in "iu":
+        out = np.full(len(host), -1, dtype=np.int64)
+    else:
+        out = np.full(len(host), None, dtype=object)
+    out[found] = labels[host[found]]
+    return out
