@@ -189,10 +189,12 @@ def cmd_bench(args):
     known = ("bfs", *BENCH_ALGORITHMS, "superstep")
     if args.algorithm not in known:
         raise InputError(f"bench {args.algorithm!r}: available benchmarks: {', '.join(known)}")
-    if args.algorithm in BENCH_ALGORITHMS and (args.partitions or args.executor not in (None, "local")
-                                               or args.scheduler):
-        raise InputError(f"bench {args.algorithm} runs on one partition, in this process "
-                         f"(--partitions, --executor and --scheduler are for bench bfs and superstep)")
+    if not args.partitions and (args.executor not in (None, "local") or args.scheduler):
+        raise InputError(f"bench {args.algorithm}: --executor {args.executor or ''} and --scheduler run a "
+                         f"partitioned graph; add --partitions P")
+    if args.build == "stream" and (not args.partitions or args.generate is None):
+        raise InputError("--build stream makes each worker generate its own shard: it needs --partitions P and "
+                         "--generate KIND:...")
     if args.sources is not None and (args.algorithm != "bc" or args.sources < 1):
         raise InputError(f"--sources {args.sources}: bench bc only, a positive number of sources")
     if args.algorithm == "superstep" and args.file is None and args.generate is None:
@@ -221,17 +223,37 @@ def cmd_bench(args):
             raise InputError(f"--repeat {args.repeat}: expected at least 1")
         fig = bench_algorithm(G, args.algorithm, source=source, iterations=args.iterations, damping=args.damping,
                               delta=args.delta, backend=args.backend, repeat=args.repeat,
-                              anchors=not args.no_anchor, sources=args.sources)
+                              anchors=not args.no_anchor, sources=args.sources, **_partitioned(args, client))
+        print(format_algorithm_report(fig))
+    elif args.partitions:
+        from .bench.algorithms import bench_algorithm, format_algorithm_report  # noqa: PLC0415
+
+        fig = bench_algorithm(G, "bfs", source=source, backend=args.backend, repeat=args.repeat,
+                              anchors=not args.no_anchor, **_partitioned(args, client))
         print(format_algorithm_report(fig))
     else:
         fig = bench_bfs(G, source=source, backend=args.backend, direction=args.direction, repeat=args.repeat,
-                        anchors=not args.no_anchor, partitions=args.partitions, executor=args.executor,
-                        exchange=_exchange(args), method=args.method, client=client, transport=args.transport)
+                        anchors=not args.no_anchor)
         print(format_report(fig))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(fig, fh, indent=2, default=str)
     return 0
+
+
+def _partitioned(args, client):
+    """bench_algorithm's options for a partitioned run (none without --partitions)."""
+    if not args.partitions:
+        return {}
+    generate = None
+    if args.generate is not None:
+        from .bench.spec import parse_generate  # noqa: PLC0415
+
+        kind, params = parse_generate(args.generate)
+        params = {k: v for k, v in params.items() if k not in ("directed", "weighted", "backend")}
+        generate = (kind, params, params.pop("seed", 0))
+    return dict(partitions=args.partitions, executor=args.executor, exchange=_exchange(args), method=args.method,
+                client=client, transport=args.transport, build=args.build, generate=generate)
 
 
 def cmd_run(args):
@@ -313,6 +335,9 @@ def build_parser():
     p.add_argument("--no-anchor", action="store_true", help="skip the anchor measurements")
     p.add_argument("--json", help="also write the figures to this JSON file")
     p.add_argument("--supersteps", type=int, default=50, help="bench superstep: supersteps per run")
+    p.add_argument("--build", default="cut", choices=["cut", "stream"],
+                   help="with --partitions: cut the graph on the client and send the shards (default), or "
+                        "stream: each worker generates its own shard (generate_partitioned; needs --generate)")
     _dist_args(p)
     p.set_defaults(func=cmd_bench)
     return parser

@@ -270,10 +270,25 @@ def test_cli_bench_json_and_no_anchor(capsys, tmp_path):
     assert fig["algorithm"] == "pagerank" and fig["iterations"] == 20 and fig["anchors"] == []
 
 
-def test_cli_bench_rejects_partitions(capsys):
-    rc, _, err = run(capsys, "bench", "wcc", "--generate", "rmat:scale=4", "--partitions", 2)
-    assert rc == 2
-    assert err.startswith("dgraph: error:") and "one partition" in err and err.count("\n") == 1
+@pytest.mark.parametrize("algorithm", ["bfs", "sssp", "pagerank", "wcc", "cdlp", "triangle_count", "lcc", "bc"])
+def test_cli_bench_partitions_every_algorithm(capsys, algorithm):
+    """--partitions for every algorithm: the one-partition run of the same call beside it, answers compared."""
+    gen = "rmat:scale=6,weighted=True" if algorithm == "sssp" else "rmat:scale=6"
+    rc, out, err = run(capsys, "bench", algorithm, "--generate", gen, "--partitions", 3, "--executor", "local",
+                       "--repeat", 1)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{algorithm} on ") and "3 partitions (range), local" in lines[0]
+    assert any(x.strip().startswith("build") for x in lines)
+    [anchor] = [x for x in lines if x.strip().startswith("anchor")]
+    assert "dgraph local, 1 partition (same call)" in anchor and "(answers equal)" in anchor
+
+
+def test_cli_bench_partition_options_checked(capsys):
+    rc, _, err = run(capsys, "bench", "wcc", "--generate", "rmat:scale=4", "--executor", "spmd")
+    assert rc == 2 and "--partitions P" in err and err.count("\n") == 1
+    rc, _, err = run(capsys, "bench", "wcc", "--generate", "rmat:scale=4", "--build", "stream")
+    assert rc == 2 and "--build stream" in err
 
 
 def test_cli_bench_unknown(capsys):

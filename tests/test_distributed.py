@@ -85,13 +85,12 @@ def test_spmd_phases_add_up_and_leave_nothing_on_the_workers(client):
 
 
 def test_bench_bfs_spmd_prints_the_phases(client):
-    from dgraph.bench.bfs import bench_bfs
-    from dgraph.bench.report import format_report
+    from dgraph.bench.algorithms import bench_algorithm, format_algorithm_report
 
-    fig = bench_bfs(dgraph.generate("rmat", scale=7, seed=3), partitions=2, executor="spmd", client=client,
-                    repeat=2)
+    fig = bench_algorithm(dgraph.generate("rmat", scale=7, seed=3), "bfs", partitions=2, executor="spmd",
+                          client=client, repeat=2)
     assert set(fig["phases_ms"]) == {"submit_s", "init_s", "loop_s", "final_s", "launch_s"}
-    assert "Dask launch and completion" in format_report(fig)
+    assert "Dask launch and completion" in format_algorithm_report(fig) and fig["equal"]
 
 
 def _exit_soon(dask_worker):

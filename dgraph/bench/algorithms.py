@@ -624,7 +624,9 @@ def _gpu_anchors(G, algorithm, rank, damping, iterations, repeat):
 # -- the benchmark --------------------------------------------------------------------------------
 
 def bench_algorithm(G, algorithm, *, source=None, iterations=None, damping=0.85, delta=None, backend="numpy",
-                    repeat=5, anchors=True, graph_name=None, sources=None):
+                    repeat=5, anchors=True, graph_name=None, sources=None, partitions=None, executor=None,
+                    exchange="butterfly", method="range", client=None, transport="auto", build="cut",
+                    generate=None):
     """Run ``dgraph.<algorithm>`` ``repeat`` times after a warm-up; returns a dict of figures.
 
     algorithm : 'sssp', 'pagerank', 'wcc', 'cdlp', 'triangle_count', 'lcc' or 'bc'.
@@ -633,8 +635,21 @@ def bench_algorithm(G, algorithm, *, source=None, iterations=None, damping=0.85,
         are sampled, seed 0, among the vertices of non-zero degree: :func:`bc_sources`).
         BC runs unnormalized (``normalized=False``).
     iterations : pagerank (default 20) and cdlp (default 10): a fixed count.
+    partitions : split the graph and run it with ``executor`` ('local' simulates the
+        partitions here; 'tasks'/'spmd' on ``client``'s workers); the one-partition run of
+        the same call is then the anchor, its answer compared with the partitioned one.
+    build : 'cut' (``G.partition``: cut on the client, shards sent to the workers) or
+        'stream' (``generate_partitioned`` from ``generate=(kind, params, seed)``: each worker
+        makes its own shard); its time and each worker's memory are reported.
     """
     import dgraph  # noqa: PLC0415
+
+    if partitions:
+        return _bench_partitioned(G, algorithm, source=source, iterations=iterations, damping=damping, delta=delta,
+                                  backend=backend, repeat=repeat, graph_name=graph_name, sources=sources,
+                                  partitions=partitions, executor=executor, exchange=exchange, method=method,
+                                  client=client, transport=transport, build=build, generate=generate,
+                                  anchors=anchors)
 
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm={algorithm!r}: expected one of {', '.join(ALGORITHMS)}")
@@ -757,7 +772,126 @@ def bench_algorithm(G, algorithm, *, source=None, iterations=None, damping=0.85,
     return fig
 
 
+def _call(algorithm, target, *, src=None, bc_src=None, iterations=None, damping=0.85, delta=None, opts=None):
+    """The call a benchmark times: ``dgraph.<algorithm>`` on ``target`` with the bench's options."""
+    import dgraph  # noqa: PLC0415
+
+    opts = opts or {}
+    if algorithm == "sssp":
+        return lambda: dgraph.sssp(target, src, delta=delta, **opts)
+    if algorithm == "pagerank":
+        return lambda: dgraph.pagerank(target, damping=damping, iterations=iterations, **opts)
+    if algorithm == "bc":
+        return lambda: dgraph.bc(target, sources=bc_src, normalized=False, **opts)
+    if algorithm == "cdlp":
+        return lambda: dgraph.cdlp(target, iterations=iterations, **opts)
+    if algorithm == "bfs":
+        return lambda: dgraph.bfs(target, src, **opts)
+    return lambda: getattr(dgraph, algorithm)(target, **opts)
+
+
+def _timed_calls(call, repeat, sync=None):
+    """(last result, wall times, engine times) of ``repeat`` calls after one warm-up."""
+    r = call()
+    times, engine = [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        r = call()
+        if sync is not None:
+            sync()
+        times.append(time.perf_counter() - t)
+        engine.append(r.run_time)
+    return r, times, engine
+
+
+def _worker_memory():
+    """On a worker: bytes its GPU memory pool holds (CuPy), else its process's resident size."""
+    try:
+        import cupy as cp  # noqa: PLC0415
+
+        if cp.cuda.runtime.getDeviceCount() > 0:
+            return {"gpu_pool_bytes": int(cp.get_default_memory_pool().total_bytes())}
+    except Exception:  # noqa: BLE001 - no CuPy or no GPU: the process's memory
+        pass
+    import psutil  # noqa: PLC0415
+
+    return {"rss_bytes": int(psutil.Process().memory_info().rss)}
+
+
+def _bench_partitioned(G, algorithm, *, source, iterations, damping, delta, backend, repeat, graph_name, sources,
+                       partitions, executor, exchange, method, client, transport, build, generate, anchors):
+    """The algorithm on ``partitions`` shards beside the same call on one partition (the anchor)."""
+    import dgraph  # noqa: PLC0415
+
+    if algorithm not in (*ALGORITHMS, "bfs"):
+        raise ValueError(f"algorithm={algorithm!r}: expected bfs or one of {', '.join(ALGORITHMS)}")
+    repeat = max(int(repeat), 1)
+    G = G.to(backend)
+    iterations = DEFAULT_ITERATIONS.get(algorithm) if iterations is None else iterations
+    executor = executor or ("spmd" if client else "local")
+    src = pick_source(G, source) if algorithm in ("sssp", "bfs") else None
+    bc_src = bc_sources(G, source, sources) if algorithm == "bc" else None
+    t = time.perf_counter()
+    if build == "stream":
+        if generate is None or executor == "local":
+            raise ValueError("build='stream' needs a generated graph (--generate rmat:... or uniform:...) and "
+                             "a Dask executor (tasks or spmd)")
+        kind, params, seed = generate
+        target = dgraph.generate_partitioned(kind, partitions, client=client, method=method, backend=backend,
+                                             seed=seed, directed=G.directed, weighted=G.weighted, **params)
+    else:
+        target = G.partition(partitions, method, client=client if executor != "local" else False, backend=backend)
+        if target.distributed:
+            from distributed import wait  # noqa: PLC0415
+
+            wait(list(target.shards))
+    build_s = time.perf_counter() - t
+    kw = dict(src=src, bc_src=bc_src, iterations=iterations, damping=damping, delta=delta)
+    opts = dict(executor=executor, exchange=exchange, transport=transport)
+    r, times, engine = _timed_calls(_call(algorithm, target, opts=opts, **kw), repeat)
+    ms = statistics.median(times) * 1e3
+    fig = {"algorithm": algorithm, "graph": graph_name or G.name or "graph", "backend": backend,
+           "vertices": G.num_vertices, "edges": G.num_edges, "directed": G.directed, "weighted": G.weighted,
+           "repeat": repeat, "time_ms": ms, "time_ms_min": min(times) * 1e3,
+           "engine_ms": statistics.median(engine) * 1e3, "supersteps": r.supersteps,
+           "per_superstep_ms": ms / max(r.supersteps, 1), "partitions": partitions, "executor": executor,
+           "exchange": r.params.get("exchange"), "fanout": r.params.get("fanout"),
+           "transport": r.params.get("transport", "-"), "method": method, "build": build,
+           "build_s": build_s, "phases_ms": {k: v * 1e3 for k, v in r.phases.items()}, "anchors": [],
+           "bytes_exchanged": int(r.stats["bytes_exchanged"].sum()) if "bytes_exchanged" in r.stats else 0,
+           "source": src if src is not None else (bc_src[0] if bc_src else None), "iterations": iterations,
+           "damping": damping, "delta": r.params.get("delta"), "sources": bc_src}
+    if algorithm == "bfs":
+        from .bfs import traversed_edges  # noqa: PLC0415
+
+        edges = traversed_edges(G, r.raw("depth"))
+        fig.update(traversed_edges=edges, mteps=edges / (ms * 1e3) if ms else float("nan"),
+                   direction=",".join(str(d)[0] for d in r.stats["direction"]) if "direction" in r.stats else "")
+    if getattr(target, "build_stats", None):
+        fig["build_partitions"] = [{k: v for k, v in s.items() if k != "bounds"}
+                                   for s in target.build_stats["partitions"]]
+    if target.distributed:
+        fig["worker_memory"] = target.client.run(_worker_memory)
+    if anchors:
+        sync = None
+        if backend == "cupy":
+            import cupy as cp  # noqa: PLC0415
+
+            sync = cp.cuda.get_current_stream().synchronize
+        ref, base, _ = _timed_calls(_call(algorithm, G, **kw), repeat, sync=sync)
+        base_ms = statistics.median(base) * 1e3
+        equal = all(np.array_equal(to_numpy(r.raw(c)), to_numpy(ref.raw(c)), equal_nan=True) for c in ref.columns)
+        fig["anchors"] = [_anchor("dgraph local, 1 partition (same call)", base_ms, min(base) * 1e3,
+                                  "answers equal" if equal else "ANSWERS DIFFER")]
+        fig["speedup"] = base_ms / ms if ms else float("nan")
+        fig["efficiency"] = fig["speedup"] / partitions
+        fig["equal"] = equal
+    return fig
+
+
 def format_algorithm_report(fig: dict) -> str:
+    if fig.get("partitions"):
+        return _format_partitioned(fig)
     algo = fig["algorithm"]
     head = (f"{algo} on {fig['graph']}: {fig['vertices']:,} vertices, {fig['edges']:,} edges"
             f"{' (directed)' if fig['directed'] else ''}{', weighted' if fig['weighted'] else ''}, "
@@ -809,6 +943,36 @@ def format_algorithm_report(fig: dict) -> str:
         parts = ([f"min {a['ms_min']:.3f} ms"] if a["ms_min"] is not None else []) + ([a["note"]] if a["note"] else [])
         note = "; ".join(parts)
         lines.append(f"  anchor      {a['ms']:10.3f} ms   {a['name']}: dgraph is {ratio:.2f}x its speed ({note})")
+    return "\n".join(lines)
+
+
+def _format_partitioned(fig):
+    head = (f"{fig['algorithm']} on {fig['graph']}: {fig['vertices']:,} vertices, {fig['edges']:,} edges"
+            f"{' (directed)' if fig['directed'] else ''}{', weighted' if fig['weighted'] else ''}, "
+            f"backend {fig['backend']}, {fig['partitions']} partitions ({fig['method']}), {fig['executor']}"
+            f"{', ' + fig['transport'] if fig['transport'] not in (None, '-') else ''}")
+    lines = [head,
+             f"  time        {fig['time_ms']:10.3f} ms   (median of {fig['repeat']}, min {fig['time_ms_min']:.3f} ms, "
+             f"warm-up excluded; engine {fig['engine_ms']:.3f} ms)",
+             f"  supersteps  {fig['supersteps']:10d}      ({fig['per_superstep_ms']:.3f} ms each)",
+             *([f"  GTEPS       {fig['mteps'] / 1e3:10.3f}      ({fig['traversed_edges']:,} edges traversed)"]
+               if "mteps" in fig else []),
+             f"  build       {fig['build_s'] * 1e3:10.1f} ms   "
+             f"({'each worker made its shard' if fig['build'] == 'stream' else 'cut on the client, sent to the workers'})"]
+    ex = f"{fig['exchange']}" + (f":{fig['fanout']}" if fig["exchange"] == "butterfly" else "")
+    lines.append(f"  exchanged   {_bytes(fig['bytes_exchanged']):>10}    in all ({ex}); "
+                 f"{_bytes(fig['bytes_exchanged'] // max(fig['supersteps'], 1))} per superstep")
+    ph = fig.get("phases_ms")
+    if ph:
+        lines.append(f"  phases      {ph['loop_s']:10.3f} ms   supersteps; outside them: Dask launch and completion "
+                     f"{ph['launch_s']:.3f} ms, set-up {ph['init_s']:.3f} ms, final exchange and results "
+                     f"{ph['final_s']:.3f} ms, client {ph['submit_s']:.3f} ms")
+    for addr, mem in sorted((fig.get("worker_memory") or {}).items()):
+        what = ", ".join(f"{k.replace('_bytes', '').replace('_', ' ')} {_bytes(v)}" for k, v in mem.items())
+        lines.append(f"  memory      {addr}: {what}")
+    for a in fig.get("anchors", []):
+        lines.append(f"  anchor      {a['ms']:10.3f} ms   {a['name']}: speed-up {fig['speedup']:.2f}x, "
+                     f"efficiency {fig['efficiency'] * 100:.0f}% ({a['note']})")
     return "\n".join(lines)
 
 

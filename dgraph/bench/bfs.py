@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import statistics
 import time
-from contextlib import nullcontext
 
 import numpy as np
 
@@ -100,15 +99,10 @@ def spmv_bfs_ms(G, source_internal, repeat):
     return statistics.median(times[1:]) * 1e3
 
 
-def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, anchors=True, graph_name=None,
-              partitions=None, executor=None, exchange="butterfly", fanout=None, method="range", client=None,
-              transport="auto"):
-    """Run the benchmark; returns a dict of figures (printed by :func:`format_report`).
+def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, anchors=True, graph_name=None):
+    """Run the benchmark on one partition; returns a dict of figures (printed by :func:`format_report`).
 
-    With ``partitions`` the graph is split (``method``) and run by ``executor``
-    ('local' simulates the partitions in this process; 'tasks'/'spmd' need
-    ``client``); the unpartitioned local run is then measured as the anchor.
-    """
+    Partitioned runs: :func:`dgraph.bench.algorithms.bench_algorithm` with ``partitions``."""
     import dgraph  # noqa: PLC0415
 
     G = G.to(backend)
@@ -118,25 +112,17 @@ def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, an
         from ..backend import cpu_kernels  # noqa: PLC0415
 
         cpu_kernels.warm_up()
-    target, opts = G, {}
-    if partitions:
-        executor = executor or ("spmd" if client else "local")
-        target = G.partition(partitions, method, client=client if executor != "local" else False, backend=backend)
-        opts = dict(executor=executor, exchange=exchange, fanout=fanout, transport=transport)
-    distributed = bool(partitions) and executor != "local"
     graph_before = graph_bytes(G)
     # warm-up: compile, build the CSC (its memory is counted: a first run must fit too)
-    with (nullcontext({"peak_bytes": None}) if distributed else peak_memory(backend)) as first:
-        r = dgraph.bfs(target, src, direction=direction, **opts)
-    times, phases = [], []
+    with peak_memory(backend) as first:
+        r = dgraph.bfs(G, src, direction=direction)
+    times = []
     for _ in range(repeat):
-        r = dgraph.bfs(target, src, direction=direction, **opts)
+        r = dgraph.bfs(G, src, direction=direction)
         times.append(r.run_time)
-        phases.append(r.phases)
-    # memory in a run of its own, never a timed one (tracemalloc slows every Python allocation); and
-    # only in-process (tracemalloc would slow the client's own event loop)
-    with (nullcontext({"peak_bytes": None}) if distributed else peak_memory(backend)) as mem:
-        dgraph.bfs(target, src, direction=direction, **opts)
+    # memory in a run of its own, never a timed one (tracemalloc slows every Python allocation)
+    with peak_memory(backend) as mem:
+        dgraph.bfs(G, src, direction=direction)
     ms = statistics.median(times) * 1e3
     edges = traversed_edges(G, r.raw("depth"))
     stats = r.stats
@@ -162,18 +148,8 @@ def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, an
         "anchors": {},
         "stats": r.stats_records,
     }
-    if partitions:
-        total = int(stats["bytes_exchanged"].sum()) if "bytes_exchanged" in stats else 0
-        out.update(partitions=partitions, executor=executor, exchange=r.params["exchange"], fanout=r.params["fanout"],
-                   transport=r.params.get("transport", "-"),
-                   method=method, bytes_exchanged=total, bytes_per_superstep=total / max(r.supersteps, 1))
-        if phases and phases[0]:  # spmd: where the time outside the supersteps goes (medians, ms)
-            out["phases_ms"] = {k: statistics.median(p[k] for p in phases) * 1e3 for k in phases[0]}
     if anchors:
-        if partitions:
-            base = [dgraph.bfs(G, src, direction=direction).run_time for _ in range(repeat + 1)][1:]
-            out["anchors"]["dgraph local, 1 partition"] = statistics.median(base) * 1e3
-        elif backend == "numpy":
+        if backend == "numpy":
             out["anchors"]["scipy breadth_first_order"] = scipy_bfs_ms(G, src_internal, repeat)
         else:
             out["anchors"]["CuPy SpMV BFS"] = spmv_bfs_ms(G, src_internal, repeat)

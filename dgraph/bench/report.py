@@ -36,16 +36,6 @@ def format_report(fig: dict) -> str:
                 per += (f"; budget {BUDGET_PER_ARC} B/arc + {BUDGET_PER_VERTEX} B/vertex = {_bytes(budget)}: "
                         f"{'within' if total <= budget else 'over'} ({total / budget:.2f}x)")
             lines.append(per)
-    if fig.get("partitions"):
-        ex = fig["exchange"] + (f":{fig['fanout']}" if fig["exchange"] == "butterfly" else "")
-        lines.insert(1, f"  partitions  {fig['partitions']:10d}      ({fig['method']}), executor {fig['executor']} "
-                        f"({fig.get('transport', '-')}), exchange {ex}")
-        lines.append(f"  exchanged   {_bytes(fig['bytes_exchanged']):>10}    in all; {_bytes(int(fig['bytes_per_superstep']))} per superstep")
-    if fig.get("phases_ms"):
-        ph = fig["phases_ms"]
-        lines.append(f"  phases      {ph['loop_s']:10.3f} ms   supersteps; outside them: Dask launch and completion "
-                     f"{ph['launch_s']:.3f} ms, set-up {ph['init_s']:.3f} ms, final exchange and results "
-                     f"{ph['final_s']:.3f} ms, client {ph['submit_s']:.3f} ms (medians)")
     for name, ms in fig.get("anchors", {}).items():
         ratio = ms / fig["time_ms"] if fig["time_ms"] else float("nan")
         lines.append(f"  anchor      {ms:10.3f} ms   {name}: dgraph is {ratio:.2f}x its speed")
