@@ -50,9 +50,16 @@ CASES = [  # kind, params, directed, weights, self_loops
 ]
 
 
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
 @pytest.mark.parametrize("case", range(len(CASES)))
 @pytest.mark.parametrize("method", ["range", "hash"])
-def test_ranks_build_the_shards_of_the_whole_graph(case, method):
+def test_ranks_build_the_shards_of_the_whole_graph(case, method, backend):
+    """The ranks as threads of this process (on one GPU with CuPy): the shards G.partition cuts."""
+    from dgraph.backend import get_xp, gpu_available
+
+    if backend == "cupy" and not gpu_available():
+        pytest.skip("no usable CUDA GPU / CuPy")
+    xp = get_xp(backend)
     kind, params, directed, weights, self_loops = CASES[case]
     mod = {"rmat": rmat, "uniform": uniform}[kind]
     prm = mod.parse(dict(params))
@@ -67,14 +74,15 @@ def test_ranks_build_the_shards_of_the_whole_graph(case, method):
 
         def rank(coll):
             src = [GeneratedEdges(kind, prm, 5, cuts[coll.rank], cuts[coll.rank + 1], wspec)]
-            return build_rank(coll, src, spec, np)
+            return build_rank(coll, src, spec, xp)
 
         results, errors = run_ranks(p, rank)
         assert errors == [None] * p
         assert sum(s.num_arcs for s, _ in results) == G.num_arcs
         plan = _plan_of(results[0][1], n, p, seed=3)
         for q, (shard, summary) in enumerate(results):
-            _same_shard(shard, shard_from_graph(G, plan, q), f"{kind} {method} p={p} q={q}")
+            assert shard.backend == backend
+            _same_shard(shard.to("numpy"), shard_from_graph(G, plan, q), f"{kind} {method} p={p} q={q}")
             assert summary["arcs"] == shard.num_arcs and summary["slots"] >= shard.num_arcs
 
 
@@ -258,3 +266,36 @@ def test_partitioned_result_to_a_parquet_dataset(client, tmp_path):
                                   to_numpy(dgraph.wcc(dgraph.generate("rmat", scale=8, seed=3)).raw("component")))
     with pytest.raises(dgraph.OutputExistsError):
         dgraph.write(dgraph.wcc(PG), tmp_path / "wcc.parquet")
+
+
+@pytest.mark.parametrize("backend", ["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_streamed_whole_graph_equals_generate(backend, case):
+    """What dgraph.generate does on a GPU too small for its one-sort build: the same graph, bit for bit."""
+    from dgraph.backend import gpu_available
+    from dgraph.generators import _streamed
+
+    if backend == "cupy" and not gpu_available():
+        pytest.skip("no usable CUDA GPU / CuPy")
+    from dgraph.backend import get_xp
+
+    kind, params, directed, weights, self_loops = CASES[case]
+    mod = {"rmat": rmat, "uniform": uniform}[kind]
+    prm = mod.parse(dict(params))
+    wspec = parse_weights(weights is not None, dict(weights or {}))
+    n, m = mod.size(prm)
+    G = dgraph.generate(kind, seed=5, directed=directed, weighted=weights is not None, self_loops=self_loops,
+                        backend=backend, **params, **(weights or {}))
+    S = _streamed(kind, prm, 5, wspec, n, m, directed, self_loops, G.name, get_xp(backend))
+    assert S.name == G.name and S.backend == backend and S.directed == directed
+    for a, b in ((S.indptr, G.indptr), (S.indices, G.indices), (S.weights, G.weights)):
+        if b is None:
+            assert a is None
+        else:
+            np.testing.assert_array_equal(to_numpy(a), to_numpy(b))
+            assert a.dtype == b.dtype
+    if directed:
+        for a, b in zip(S.csc(edge_ids=False)[:2], G.csc(edge_ids=False)[:2]):
+            np.testing.assert_array_equal(to_numpy(a), to_numpy(b))
+        np.testing.assert_array_equal(to_numpy(dgraph.bfs(S, 0, direction="pull").raw("parent")),
+                                      to_numpy(dgraph.bfs(G, 0, direction="pull").raw("parent")))

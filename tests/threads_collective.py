@@ -2,8 +2,7 @@
 
 import threading
 
-import numpy as np
-
+from dgraph.backend import array_module
 from dgraph.exchange.collective import Collective, _raise_if
 
 
@@ -31,7 +30,7 @@ class ThreadCollective(Collective):
         _raise_if([g[0] for g in got], self.rank)
         out = got[0][1].copy()
         for _, x in got[1:]:
-            out = out + x if op == "sum" else np.maximum(out, x)
+            out = out + x if op == "sum" else array_module(out).maximum(out, x)
         return out
 
     def alltoallv(self, pieces, failed=False):

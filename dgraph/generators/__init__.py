@@ -87,21 +87,41 @@ def generate(kind, *, backend="numpy", seed=0, directed=False, weighted=False, n
     p = mod.parse(params)
     xp = get_xp(backend)
     if xp is not np:
-        from ..backend.device_memory import build_bytes, partitioned_build_bytes, require  # noqa: PLC0415
+        from ..backend.device_memory import available, build_bytes, partitioned_build_bytes, require  # noqa: PLC0415
 
         n, m = mod.size(p)
         per_gpu = None
-        if kind_name in ("rmat", "uniform"):  # what generate_partitioned builds
+        what = f"generate({kind_name!r}, {', '.join(f'{k}={v}' for k, v in sorted(params.items()))})"
+        if kind_name in ("rmat", "uniform"):  # what the streaming build makes
             per_gpu = lambda parts: partitioned_build_bytes(n, m, directed, wspec is not None, parts)  # noqa: E731
-        require(build_bytes(m, directed, wspec is not None),
-                f"generate({kind_name!r}, {', '.join(f'{k}={v}' for k, v in sorted(params.items()))})",
-                per_gpu=per_gpu)
-    src, dst, n, default_name = mod.edges(xp, seed, p, chunk=chunk)
+            free = available()[0]
+            if build_bytes(m, directed, wspec is not None) > free and per_gpu(1) <= free:
+                return _streamed(kind_name, p, seed, wspec, n, m, directed, self_loops,
+                                 default_name(kind_name, p, seed) if name is None else name, xp)
+        require(build_bytes(m, directed, wspec is not None), what, per_gpu=per_gpu)
+    src, dst, n, made_name = mod.edges(xp, seed, p, chunk=chunk)
     w = None
     if wspec is not None:
         w = edge_weights(xp, seed, len(src), wspec, chunk or (1 << 18 if xp is np else 1 << 24))
     return from_edges(src, dst, w, directed=bool(directed), num_vertices=n, self_loops=bool(self_loops),
-                      name=default_name if name is None else name)
+                      name=made_name if name is None else name)
+
+
+def default_name(kind, p, seed):
+    """The name a generated graph gets unless given one."""
+    if kind == "rmat":
+        return f"rmat-scale{p['scale']}-ef{p['edgefactor']}-seed{seed}"
+    return f"uniform-n{p['n']}-m{p['m']}-seed{seed}"
+
+
+def _streamed(kind, p, seed, wspec, n, m, directed, self_loops, name, xp):
+    """The same graph by the streaming build (counted degrees, then every arc to its slot): on a GPU
+    whose memory the sort of every arc at once does not fit."""
+    from ..partition.sources import GeneratedEdges  # noqa: PLC0415
+    from ..partition.stream import BuildSpec, build_whole  # noqa: PLC0415
+
+    spec = BuildSpec(num_parts=1, directed=directed, self_loops=self_loops, num_vertices=n, weighted=wspec is not None)
+    return build_whole([GeneratedEdges(kind, p, seed, 0, m, wspec)], spec, xp, name=name)
 
 
 def _module(kind):

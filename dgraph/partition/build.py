@@ -247,7 +247,7 @@ def generate_partitioned(kind, num_parts, *, client=None, method="range", backen
     >>> PG = dgraph.generate_partitioned("rmat", 2, scale=12, seed=1)       # doctest: +SKIP
     >>> dgraph.bfs(PG, source=0).supersteps                                 # doctest: +SKIP
     """
-    from ..generators import WEIGHT_PARAMS, _module, _seed  # noqa: PLC0415
+    from ..generators import WEIGHT_PARAMS, _module, _seed, default_name  # noqa: PLC0415
     from ..generators.params import check_known  # noqa: PLC0415
     from ..generators.weights import parse_weights  # noqa: PLC0415
 
@@ -269,8 +269,7 @@ def generate_partitioned(kind, num_parts, *, client=None, method="range", backen
     p = check_num_parts(num_parts)
     if p > max(n, 1):
         raise InputError(f"the graph has {n} vertices, it cannot be split into {p} partitions; use at most {n}")
-    default = f"rmat-scale{prm['scale']}-ef{prm['edgefactor']}-seed{seed}" if kname == "rmat" \
-        else f"uniform-n{n}-m{m}-seed{seed}"
+    default = default_name(kname, prm, seed)
     batch = None
     if chunks is not None:
         batch = max(1, -(-m // (p * int(chunks))))

@@ -484,3 +484,18 @@ def _check_room(xp, slots, batch, q, p):
     need = sum(s.nbytes() for s in slots if s is not None) + per_batch + per_block
     arcs = sum(s.capacity for s in slots if s is not None)
     _require(xp, need, f"building partition {q} of {p} ({arcs:,} arcs before duplicates are collapsed)")
+
+
+def build_whole(sources, spec, xp, name=None):
+    """The whole graph (one rank, no peers) as a :class:`~dgraph.Graph`: the same arrays as
+    :func:`dgraph.from_edges` gives, in about a fifth of its peak memory on a GPU (the slots are
+    sized by counted degrees, not made by sorting every arc at once)."""
+    from ..exchange.collective import SoloCollective  # noqa: PLC0415
+    from ..graph import Graph  # noqa: PLC0415
+    from ..graph.ids import VertexIds  # noqa: PLC0415
+
+    shard, _ = build_rank(SoloCollective(0, 1), sources, spec, xp)
+    G = Graph(shard.indptr, shard.indices, shard.weights, directed=spec.directed, ids=VertexIds(shard.n), name=name)
+    if spec.directed:
+        G._csc = shard.csc(edge_ids=False)  # its in-edges, without edge ids (built on demand if asked for)
+    return G
