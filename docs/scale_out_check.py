@@ -27,23 +27,28 @@ import sys
 import time
 
 
-def _one_gpu_refusal(scale):
-    """On a worker: dgraph.generate of the whole graph on its GPU -> the error's text, or None if it fits."""
+def _one_gpu_refusal(scale, edgefactor):
+    """On a worker: what dgraph.generate of the whole graph on its GPU says -> (refused, text).
+
+    generate() checks before it allocates: when it would refuse, it is called (and raises at once);
+    when it would build (by the one-sort build, or the streaming one), it is not run, and the text
+    says how much of the GPU it would take."""
     import dgraph
+    from dgraph.backend.device_memory import available, build_bytes, partitioned_build_bytes
 
+    n, m = 1 << scale, edgefactor << scale
+    free, total = available()
+    one_sort, streamed = build_bytes(m, False, False), partitioned_build_bytes(n, m, False, False, 1)
+    if one_sort <= free or streamed <= free:
+        how = "one-sort" if one_sort <= free else "streaming"
+        return False, (f"fits on one GPU of this size: the {how} build needs about "
+                       f"{min(one_sort if one_sort <= free else streamed, streamed) / 2**30:.1f} GiB of "
+                       f"{free / 2**30:.1f} GiB free ({total / 2**30:.1f} GiB)")
     try:
-        from dgraph.backend.device_memory import build_bytes, require
-
-        require(build_bytes(16 << scale, False, False), f"generate('rmat', scale={scale})")
-    except dgraph.GraphTooLargeError:
-        pass
-    else:
-        return None
-    try:
-        dgraph.generate("rmat", scale=scale, backend="cupy")
+        dgraph.generate("rmat", scale=scale, edgefactor=edgefactor, backend="cupy")
     except dgraph.GraphTooLargeError as exc:
-        return str(exc)
-    return "generate() did not refuse"
+        return True, str(exc)
+    return False, "generate() built it"
 
 
 def _hub(shard):
@@ -78,9 +83,12 @@ def main(argv=None):
               "date": time.strftime("%Y-%m-%d %H:%M:%S")}
     failed = {}
 
+    t_start = time.perf_counter()
+
     def say(key, value):
         report[key] = value
-        print(f"{key}: {json.dumps(value) if not isinstance(value, str) else value}", flush=True)
+        print(f"[{time.perf_counter() - t_start:7.1f} s] {key}: {json.dumps(value) if not isinstance(value, str) else value}",
+              flush=True)
 
     t = time.perf_counter()
     if args.backend == "cupy":
@@ -90,10 +98,11 @@ def main(argv=None):
     say("cluster_s", round(time.perf_counter() - t, 2))
     workers = sorted(client.scheduler_info()["workers"])
     if args.backend == "cupy":
-        refusal = client.submit(_one_gpu_refusal, args.scale, workers=[workers[0]], pure=False).result()
-        say("one_gpu", refusal or "fits on one GPU (no refusal expected at this scale)")
-        if refusal is not None and "GPUs of this size" not in refusal and "one GPU of this size" not in refusal:
-            failed["one_gpu"] = refusal
+        refused, text = client.submit(_one_gpu_refusal, args.scale, args.edgefactor, workers=[workers[0]],
+                                      pure=False).result()
+        say("one_gpu", {"refused": refused, "message": text})
+        if refused and "GPUs of this size" not in text:
+            failed["one_gpu"] = text
 
     t = time.perf_counter()
     PG = dgraph.generate_partitioned("rmat", args.gpus, scale=args.scale, edgefactor=args.edgefactor,
@@ -113,24 +122,32 @@ def main(argv=None):
     for _ in range(args.repeat):
         r = dgraph.bfs(PG, src)
         times.append(r.run_time)
+    t = time.perf_counter()
     rep = verify_bfs(PG, r, src)
+    report["bfs_verify_s"] = round(time.perf_counter() - t, 2)
     edges = rep["traversed_arcs"] // 2      # undirected: each edge is stored as two arcs
     best = min(times)
     say("bfs", {"times_s": [round(x, 5) for x in times], "supersteps": r.supersteps, "reached": rep["reached"],
                 "traversed_edges": edges, "gteps_best": round(edges / best / 1e9, 2),
-                "gteps_median": round(edges / sorted(times)[len(times) // 2] / 1e9, 2), "checks": rep})
+                "gteps_median": round(edges / sorted(times)[len(times) // 2] / 1e9, 2), "checks": rep,
+                "verify_s": report["bfs_verify_s"]})
     if violations(rep):
         failed["bfs"] = violations(rep)
 
     r = dgraph.pagerank(PG, iterations=20)
+    t = time.perf_counter()
     rep = verify_pagerank(PG, r)
-    say("pagerank", {"time_s": round(r.run_time, 4), "supersteps": r.supersteps, "checks": rep})
+    say("pagerank", {"time_s": round(r.run_time, 4), "supersteps": r.supersteps, "checks": rep,
+                     "verify_s": round(time.perf_counter() - t, 2), "phases": r.phases})
     if violations(rep):
         failed["pagerank"] = violations(rep)
 
     r = dgraph.wcc(PG)
+    say("wcc_run", {"time_s": round(r.run_time, 4), "supersteps": r.supersteps, "phases": r.phases})
+    t = time.perf_counter()
     rep = verify_wcc(PG, r)
-    say("wcc", {"time_s": round(r.run_time, 4), "supersteps": r.supersteps, "checks": rep})
+    say("wcc", {"time_s": round(r.run_time, 4), "supersteps": r.supersteps, "checks": rep,
+                "verify_s": round(time.perf_counter() - t, 2)})
     if violations(rep):
         failed["wcc"] = violations(rep)
     if args.backend == "cupy":
