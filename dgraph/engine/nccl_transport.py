@@ -27,15 +27,43 @@ def unique_id():
     return bytes(uid) if isinstance(uid, (bytearray, memoryview)) else uid
 
 
-def communicator(uid, p, rank):
-    """The NCCL communicator for (uid, rank), created once per worker process."""
+#: run or build job -> the uid of the communicator it is using on this worker (to abort it)
+_IN_USE = {}
+
+
+def communicator(uid, p, rank, job=None):
+    """The NCCL communicator for (uid, rank), created once per worker process; ``job`` marks it as
+    used by that run, so :func:`abort` can break a rank out of a collective its peer left."""
     comm = _COMMS.get(uid)
     if comm is None:
         from cupy.cuda import nccl  # noqa: PLC0415
 
         comm = nccl.NcclCommunicator(p, uid, rank)
         _COMMS[uid] = comm
+    if job is not None:
+        _IN_USE[job] = uid
     return comm
+
+
+def release(job):
+    """``job`` ended normally: its communicator stays cached for the next one."""
+    _IN_USE.pop(job, None)
+
+
+def abort(job):
+    """A peer of ``job`` failed: abort the communicator it uses here (a rank blocked in one of its
+    collectives returns with an error instead of waiting forever) and forget it; the next run makes
+    a new one.  True when there was one to abort."""
+    uid = _IN_USE.pop(job, None)
+    if uid is None:
+        return False
+    comm = _COMMS.pop(uid, None)
+    if comm is not None:
+        try:
+            comm.abort()
+        except Exception:  # noqa: BLE001 - already broken or destroyed: nothing left to unblock
+            pass
+    return True
 
 
 class NcclTransport:

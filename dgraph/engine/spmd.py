@@ -116,6 +116,11 @@ def _install(dask_worker):
 
 
 def _drop_run(dask_worker, run):
+    """Cancel ``run`` here: its mailbox waits end, what it left is dropped, and a NCCL communicator it
+    is blocked in is aborted (a peer failed and will never send)."""
+    from .nccl_transport import abort  # noqa: PLC0415
+
+    abort(run)
     box = _mailbox(dask_worker)
     box.cancel(run)
     box.drop_run(run)
@@ -235,7 +240,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     if nccl_uid is not None:
         from .nccl_transport import NcclTransport, communicator  # noqa: PLC0415
 
-        transport = NcclTransport(communicator(nccl_uid, p, q), schedule, q)
+        transport = NcclTransport(communicator(nccl_uid, p, q, job=run), schedule, q)
         exchange, gather = transport.exchange, transport.gather
     else:
         exchange, gather = exchange_dask, gather_dask
@@ -287,6 +292,10 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
             program.final_receive(shard, state, exchange(final, "final"))
     if q == 0 or not program.replicated_result:
         _results(worker)[(run, q)] = program.finish(shard, state)
+    if nccl_uid is not None:
+        from .nccl_transport import release  # noqa: PLC0415
+
+        release(run)
     t_end = time.perf_counter()
     phases = {"init_s": t_init - t_start, "loop_s": t_loop - t_init, "final_s": t_end - t_loop}
     return records, phases
@@ -416,19 +425,28 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
         failure = None
         pending = set(tasks)
         while pending:
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            # once a part has failed, the others get STOP_WAIT_S to notice (their mailboxes are cancelled,
+            # their NCCL communicator aborted); one that still does not answer is given up on
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED,
+                                               timeout=None if failure is None else STOP_WAIT_S)
+            if not done:
+                for t in pending:
+                    t.cancel()
+                break
             for t in done:
                 bad = t.exception() is not None or t.result().get("status") != "OK"
                 if bad and failure is None:
                     failure = t
                     await _drop_async(client, set(placement), run)  # release the peers waiting on this one
-        return [t.exception() or t.result() for t in tasks]
+        return [_reply(t) for t in tasks]
 
     t_submit = time.perf_counter()
     replies = client.sync(all_parts)
     failed = [(q, r) for q, r in enumerate(replies) if not isinstance(r, dict) or r.get("status") != "OK"]
     if failed:
         _drop_everywhere(client, run)
+        if uid is not None:  # its communicators were aborted: the next run makes new ones
+            _NCCL_IDS.pop(tuple(placement), None)
         lost = _lost_worker(client, placement)
         if lost is None and any(not isinstance(r, dict) for _, r in failed):
             time.sleep(poll)  # a broken connection: give the scheduler a moment to see the worker go
@@ -442,6 +460,18 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
         raise ExecutorError(f"spmd run failed on partition {q} (worker {placement[q]}): {what}")
     summaries = [(r["records"], r["phases"]) for r in replies]
     return _DirectResults(client, placement, run, parts), summaries, t_submit
+
+
+#: seconds the other parts of a failed direct run get to stop before the client gives up on them
+STOP_WAIT_S = 30.0
+
+
+def _reply(task):
+    """A part's reply, its exception, or a note that it never stopped."""
+    if task.cancelled():
+        return {"status": "error", "type": "ExecutorError",
+                "message": f"a partition did not stop within {STOP_WAIT_S:.0f} s after another failed"}
+    return task.exception() or task.result()
 
 
 class _DirectResults:

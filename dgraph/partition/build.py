@@ -47,7 +47,7 @@ def _collective(worker, q, p, placement, job, uid):
     if uid is not None:
         from ..engine.nccl_transport import communicator  # noqa: PLC0415
 
-        return NcclCollective(communicator(uid, p, q), q, p)
+        return NcclCollective(communicator(uid, p, q, job=job), q, p)
     return MailboxCollective(worker, job, q, placement)
 
 
@@ -64,6 +64,10 @@ def _build_task(q, spec, sources, placement, job, uid, backend, frames=()):
     t0 = time.perf_counter()
     shard, summary = build_rank(_collective(worker, q, spec.num_parts, placement, job, uid), sources, spec,
                                 get_xp(backend))
+    if uid is not None:
+        from ..engine.nccl_transport import release  # noqa: PLC0415
+
+        release(job)
     _results(worker)[(job, q)] = shard
     summary["build_s"] = time.perf_counter() - t0
     summary["worker"] = worker.address
@@ -111,7 +115,7 @@ def build_partitioned(client, rank_sources, spec, *, backend="numpy", name=None,
     from distributed import wait  # noqa: PLC0415
 
     from ..cluster import worker_addresses  # noqa: PLC0415
-    from ..engine.spmd import _drop_everywhere, _install, _nccl_uid  # noqa: PLC0415
+    from ..engine.spmd import _NCCL_IDS, STOP_WAIT_S, _drop_everywhere, _install, _nccl_uid  # noqa: PLC0415
     from ..graph.ids import VertexIds  # noqa: PLC0415
     from .partitioned import PartitionedGraph  # noqa: PLC0415
 
@@ -139,14 +143,26 @@ def build_partitioned(client, rank_sources, spec, *, backend="numpy", name=None,
                             key=f"dgraph-build-p{q}-{job}", workers=[placed[q]], allow_other_workers=False,
                             pure=False, retries=0)
               for q in range(p)]
+    error = None
     try:
-        wait(builds)
-        failed = [f for f in builds if f.status != "finished"]
-        error = _first_error(failed) if failed else None
+        pending = list(builds)
+        while pending and not any(f.status in ("error", "cancelled", "lost") for f in builds):
+            wait(pending, return_when="FIRST_COMPLETED")
+            pending = [f for f in pending if not f.done()]
+        if any(f.status != "finished" for f in builds):
+            # the others stop at their next collective call; one blocked in NCCL is freed by the abort
+            _drop_everywhere(client, job)
+            try:
+                wait(builds, timeout=STOP_WAIT_S)
+            except TimeoutError:
+                pass
+            error = _first_error([f for f in builds if f.status != "finished"])
     finally:
         if any(f.status != "finished" for f in builds):
-            client.cancel(builds)
             _drop_everywhere(client, job)
+            client.cancel(builds)
+            if uid is not None:
+                _NCCL_IDS.pop(tuple(placed), None)
     if error is not None:
         raise error
     summaries = client.gather(builds)
