@@ -82,7 +82,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import to_backend
-from ..backend.primitives import row_ids, scatter_min
+from ..backend.primitives import MASK_CHUNK, compress, row_ids_of, scatter_min
 from ..engine.program import Contribution, Program
 from ..errors import InputError
 
@@ -112,11 +112,21 @@ class WCC(Program):
         if self._fused(shard):
             st.src = st.dst = None             # the first superstep reads the CSR itself
             return st
-        src = shard.global_rows()[row_ids(shard.indptr)].astype(vdt, copy=False)
-        dst = shard.indices
-        # each edge once (an undirected edge is stored both ways), self loops dropped
-        keep = (src > dst) if not shard.directed else (src != dst)
-        st.src, st.dst = src[keep], dst[keep]
+        # each edge once (an undirected edge is stored both ways), self loops dropped; a bounded run
+        # of arcs at a time (a shard may hold billions)
+        rows = shard.global_rows()
+        srcs, dsts = [], []
+        for a in range(0, shard.num_arcs, MASK_CHUNK):
+            b = min(shard.num_arcs, a + MASK_CHUNK)
+            src = rows[row_ids_of(shard.indptr, a, b)].astype(vdt, copy=False)
+            dst = shard.indices[a:b]
+            keep = (src > dst) if not shard.directed else (src != dst)
+            srcs.append(src[keep])
+            dsts.append(dst[keep])
+        if not srcs:
+            srcs = dsts = [xp.empty(0, dtype=vdt)]
+        st.src = xp.concatenate(srcs) if len(srcs) > 1 else srcs[0]
+        st.dst = xp.concatenate(dsts) if len(dsts) > 1 else dsts[0]
         st.new = None
         return st
 
@@ -135,7 +145,7 @@ class WCC(Program):
         ru, rv = p[st.src], p[st.dst]
         live = ru != rv                       # the filter: edges still joining two trees
         scanned = len(st.src)
-        st.src, st.dst, ru, rv = st.src[live], st.dst[live], ru[live], rv[live]
+        st.src, st.dst, ru, rv = compress(live, st.src, st.dst, ru, rv)
         hi, lo = xp.maximum(ru, rv), xp.minimum(ru, rv)
         new = p.copy()
         scatter_min(new, hi, lo)              # hook the larger root under the smaller

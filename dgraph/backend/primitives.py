@@ -89,6 +89,27 @@ def row_ids(indptr):
     return xp.searchsorted(indptr[1:], xp.arange(nnz, dtype=np.int64), side="right")
 
 
+def row_ids_of(indptr, a, b):
+    """The row of every CSR position in ``[a, b)``."""
+    xp = array_module(indptr)
+    return xp.searchsorted(indptr[1:], xp.arange(a, b, dtype=np.int64), side="right")
+
+
+#: elements a boolean mask selects from at once: CuPy's masked selection overflows a C int past 2**31
+MASK_CHUNK = 1 << 30
+
+
+def compress(mask, *arrays, chunk=None):
+    """``[a[mask] for a in arrays]``, a bounded chunk of the mask at a time (arrays of billions)."""
+    xp = array_module(mask)
+    chunk = MASK_CHUNK if chunk is None else int(chunk)
+    n = len(mask)
+    if n <= chunk:
+        return [a[mask] for a in arrays]
+    parts = [[a[i:i + chunk][mask[i:i + chunk]] for i in range(0, n, chunk)] for a in arrays]
+    return [xp.concatenate(p) for p in parts]
+
+
 def group_starts(sorted_keys):
     """Boolean mask of the first element of every run of equal keys."""
     xp = array_module(sorted_keys)

@@ -438,11 +438,13 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
                 if bad and failure is None:
                     failure = t
                     await _drop_async(client, set(placement), run)  # release the peers waiting on this one
-        return [_reply(t) for t in tasks]
+        first = tasks.index(failure) if failure is not None else None
+        return [_reply(t) for t in tasks], first
 
     t_submit = time.perf_counter()
-    replies = client.sync(all_parts)
+    replies, first = client.sync(all_parts)
     failed = [(q, r) for q, r in enumerate(replies) if not isinstance(r, dict) or r.get("status") != "OK"]
+    failed.sort(key=lambda f: f[0] != first)  # the part that failed first-hand: the others stopped for it
     if failed:
         _drop_everywhere(client, run)
         if uid is not None:  # its communicators were aborted: the next run makes new ones
