@@ -87,6 +87,10 @@ class Pipeline:
                     self._fail(path + (key,), f"unknown option for {run}; allowed: "
                                               f"{', '.join((*checks.STEP_KEYS, *allowed))}")
                 checks.check_option(self._fail, path + (key,), key, value, self.num_vertices)
+            if options.get("executor") in ("tasks", "spmd") and (self.partition is None or self.cluster is None):
+                self._fail(path + ("executor",), f"executor {options['executor']} runs on a partitioned graph on "
+                                                 f"a Dask cluster: give partition: {{parts: N}} and cluster: "
+                                                 f"{{kind: local}}, or use executor: local")
             if run in ("bfs", "sssp") and "source" not in options:
                 self._fail(path, f"{run} needs source: a vertex id, or {checks.MAX_DEGREE}")
         self.steps.append({"name": name, "run": run, "graph": graph, "options": dict(options), "path": path})

@@ -17,7 +17,6 @@ import math
 import os
 import platform
 import sys
-import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -214,16 +213,10 @@ def _versions():
 
 
 def _write_json(path, data):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(_json_safe(data), f, indent=2)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``data`` as JSON (into the staging folder: the move into place is the atomic step)."""
+    with open(path, "w") as f:
+        json.dump(_json_safe(data), f, indent=2)
+        f.write("\n")
 
 
 def _now():
@@ -337,6 +330,10 @@ def _write_files(p, done, records, manifest, folder, overwrite):
             rel = PurePosixPath(checks.MANIFEST)
             _write_json(stage.path(rel), manifest)
             rels.append(rel)
+    except OSError as e:  # a plot or the manifest (the outputs say which output failed themselves)
+        stage.abort()
+        raise PipelineError(f"{p._where(('results',))}writing the results in {stage.root} failed: "
+                            f"{e.strerror or e}") from None
     except BaseException:
         stage.abort()
         raise

@@ -116,8 +116,9 @@ def _compose(text, name, marks=True):
 
     if len(text) > MAX_BYTES:
         raise PipelineError(f"{at(1, 1)}: {len(text):,} characters; a pipeline is at most {MAX_BYTES:,}")
-    loader = _Loader(text)
+    loader = None
     try:
+        loader = _Loader(text)  # reads the text: a control character fails here
         return loader, loader.get_single_node()
     except _TooDeep as e:
         raise PipelineError(f"{at(e.mark.line + 1, e.mark.column + 1)}: nested more than {MAX_DEPTH} "
@@ -135,7 +136,8 @@ def _compose(text, name, marks=True):
     except RecursionError:  # a last resort: MAX_DEPTH keeps the composer well inside the stack
         raise PipelineError(f"{at(1, 1)}: nested too deeply to read") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
 
 
 def parse_source(text, name="<pipeline>"):
