@@ -186,6 +186,21 @@ def test_issue21_2_a_link_inside_the_results_folder_is_not_followed(box, capsys,
     assert rc == 2 and "is a file, not a folder" in one_error(err)
 
 
+def test_issue21_2_inputs_are_never_outputs(tmp_path, capsys):
+    (tmp_path / "g.csv").write_text("0,1\n1,2\n")
+    f = write(tmp_path, """
+        graph: {source: {path: g.csv}}
+        steps: [{name: c, run: wcc}]
+        outputs: [{from: c, to: g.csv}, {from: c, to: p.yaml, format: csv}]
+        """)
+    rc, out, err = run(capsys, "run", f, "--results", tmp_path, "--quiet", "--overwrite")
+    assert rc == 2 and "g.csv is the graph's input file" in one_error(err, "outputs[0].to: ")
+    f.write_text(f.read_text().replace("{from: c, to: g.csv}, ", ""))
+    rc, out, err = run(capsys, "run", f, "--results", tmp_path, "--quiet", "--overwrite")
+    assert rc == 2 and "p.yaml is the pipeline file" in one_error(err, "outputs[0].to: ")
+    assert (tmp_path / "g.csv").read_text() == "0,1\n1,2\n"
+
+
 def test_issue21_2_python_pipeline_outputs_too(tmp_path):
     p = dgraph.Pipeline(graph={"generate": "grid", "n": 3}).wcc("c")
     for to in ("/tmp/x.csv", "../x.csv", "~/x.csv", "manifest.json"):

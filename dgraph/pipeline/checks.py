@@ -3,8 +3,12 @@
 Each check takes ``fail(path, message)``, which raises a PipelineError
 naming where the value came from (``file:line:col`` for a YAML file, the
 step and key for a Python Pipeline), so both front ends share one set of
-rules.  Values are checked for type and range here, before anything runs;
-the algorithm functions check the rest when they are called.
+rules.  Values are checked for type and range here, before anything runs
+(ranges capped at what a user could mean: MAX_ITERATIONS, MAX_PARTS, ...; a
+generated graph's parameters as ``dgraph.generate`` checks them, its size against
+this machine's memory, and a source against its vertex ids); step names are
+words and output paths stay inside the results folder.  The algorithm functions
+check the rest (a file graph's vertex ids) when they are called.
 """
 
 from __future__ import annotations

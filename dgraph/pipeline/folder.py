@@ -135,6 +135,13 @@ def _blocking_parent(root, rel):
     return None
 
 
+def _same_file(a, b):
+    try:
+        return b is not None and os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
+
+
 def check_folder(p, results, overwrite):
     """Raise PipelineError (naming the output, plot or setting at fault) when the run could not write
     every file it plans in ``results`` (None: outputs under the current folder) without replacing one
@@ -161,6 +168,9 @@ def check_folder(p, results, overwrite):
                                f"(killed while moving its files into place); rerun that pipeline, pass "
                                f"overwrite (dgraph run --overwrite), or choose another results folder")
     ours = [u for u in runs if u.identity == me]
+    inputs = [("the pipeline file", getattr(p, "source_name", None))]
+    if isinstance(p.graph, dict) and "path" in p.graph["source"]:
+        inputs.append(("the graph's input file", checks.resolve(p.base_dir, p.graph["source"]["path"])))
     planned = planned_files(p, results)
     n = len(p.outputs)  # outputs, then an earlier run's manifest (the clearest news), then plots
     for rel, kind, where in planned if results is None else planned[:n] + planned[-1:] + planned[n:-1]:
@@ -175,6 +185,9 @@ def check_folder(p, results, overwrite):
             continue
         if dest.is_dir() and not dest.is_symlink():
             fail(where, f"{dest} is a folder")
+        for what, q in inputs:
+            if _same_file(dest, q):
+                fail(where, f"{dest} is {what}: a run never writes over its own input, even with overwrite")
         if overwrite or any(u.owns(dest, rel) for u in ours):
             continue
         if kind == "manifest":

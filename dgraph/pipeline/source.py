@@ -5,6 +5,13 @@ scalars: nothing in the file is ever executed or turned into an object) and
 where each node came from, so every later error can say ``file:line:col``.
 Values given on the command line (``--set steps.rank.iterations=30``) are
 placed into the data and remembered as ``--set <key>=<value>``.
+
+A hostile file is one ``file:line:col`` error, at once: at most MAX_BYTES, nested
+at most MAX_DEPTH deep (checked while PyYAML composes, before its recursion could
+exhaust the stack), aliases adding at most MAX_ALIAS_VALUES values (a "billion
+laughs" file) and never naming their own ancestor, no merge keys, and only the
+plain scalar tags (text, numbers, true/false, null).  ``--set`` values are read
+by the same rules.
 """
 
 from __future__ import annotations
