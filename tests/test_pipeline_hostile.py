@@ -329,6 +329,17 @@ def test_issue21_4_sections_are_checked_before_the_run(tmp_path, capsys, section
     one_error(err, *words)
 
 
+def test_issue21_4_a_device_or_fifo_is_not_a_graph_file(tmp_path, capsys):
+    for path in ("/dev/zero", tmp_path / "fifo"):
+        if path == tmp_path / "fifo":
+            os.mkfifo(path)
+        elif not Path(path).exists():
+            continue
+        f = write(tmp_path, f"graph: {{source: {{path: {path}, format: edgelist}}}}\nsteps: [{{name: c, run: wcc}}]\n")
+        rc, out, err = run(capsys, "run", f, "--dry-run")
+        assert rc == 2 and "is not a regular file" in one_error(err, "p.yaml:1:18: graph.source.path: ")
+
+
 def test_issue21_4_every_algorithm_option_has_a_rule():
     """A wrong-typed value fails every option of every algorithm: an option added to an algorithm
     without a rule in checks.check_option would pass this value through to the run."""

@@ -343,6 +343,8 @@ def check_graph(fail, path, graph, base_dir):
         p = resolve(base_dir, src["path"])
         if not p.exists():
             fail(spath + ("path",), f"no such file: {p}")
+        if not (p.is_file() or p.is_dir()):  # a FIFO or a device would be read forever
+            fail(spath + ("path",), f"{p} is not a regular file")
 
 
 def reader_options():

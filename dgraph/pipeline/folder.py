@@ -164,9 +164,10 @@ def check_folder(p, results, overwrite):
             fail(("results",), f"{root}: another run (pid {u.pid} on {u.host}) is writing there now; if it is "
                                f"not, remove {u.folder}")
         if u.identity != me and u.phase == "committing" and not overwrite:
-            fail(("results",), f"{root} holds an unfinished run of {'pipeline ' + repr(u.name) if u.name else 'another pipeline'} "
-                               f"(killed while moving its files into place); rerun that pipeline, pass "
-                               f"overwrite (dgraph run --overwrite), or choose another results folder")
+            which = f"pipeline {u.name!r}" if u.name else "another pipeline"
+            fail(("results",), f"{root} holds an unfinished run of {which} (killed while moving its files into "
+                               f"place); rerun that pipeline, pass overwrite (dgraph run --overwrite), or choose "
+                               f"another results folder")
     ours = [u for u in runs if u.identity == me]
     inputs = [("the pipeline file", getattr(p, "source_name", None))]
     if isinstance(p.graph, dict) and "path" in p.graph["source"]:
@@ -178,8 +179,9 @@ def check_folder(p, results, overwrite):
             fail(where, f"{root / rel}: the path is too long for the file system")
         blocked = _blocking_parent(root, rel)
         if blocked is not None:
-            fail(where, f"{blocked} is {'a link' if blocked.is_symlink() else 'a file'}, not a folder: "
-                        f"{'an output stays inside the results folder' if blocked.is_symlink() else 'cannot write ' + str(root / rel)}")
+            if blocked.is_symlink():
+                fail(where, f"{blocked} is a link, not a folder: an output stays inside the results folder")
+            fail(where, f"{blocked} is a file, not a folder: cannot write {root / rel}")
         dest = root / rel
         if not os.path.lexists(dest):
             continue

@@ -4,8 +4,9 @@ then the outputs, the per-step plots and ``manifest.json`` in the results folder
 Nothing is written until every step has succeeded; then every file is written
 into a staging folder inside the results folder and moved into place, the
 manifest last (:mod:`dgraph.pipeline.folder`), so a failed run leaves the
-user's files as they were and a killed one is recognised by its rerun.  Progress goes to stderr: one live line per
-superstep on a terminal, a line every few seconds otherwise.
+user's files as they were and a killed one is recognised by its rerun.
+Progress goes to stderr: one live line per superstep on a terminal, a line
+every few seconds otherwise.
 """
 
 from __future__ import annotations
