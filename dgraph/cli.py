@@ -249,6 +249,7 @@ def cmd_run(args):
     results = args.results or named or str(Path("results") / Path(args.file).stem)
     if args.dry_run:
         print(p.plan(results))
+        p.check_outputs(results, args.overwrite)  # what would stop the run: after the plan, as its error
         print("dry run: nothing was started, read or written")
         return 0
     p.check_outputs(results, args.overwrite)

@@ -201,6 +201,19 @@ def test_issue21_2_inputs_are_never_outputs(tmp_path, capsys):
     assert (tmp_path / "g.csv").read_text() == "0,1\n1,2\n"
 
 
+def test_issue21_2_the_dry_run_says_what_would_stop_the_run(tmp_path, capsys):
+    f = write(tmp_path, BASE)
+    (tmp_path / "r").mkdir()
+    (tmp_path / "r" / "comps.csv").write_text("mine")
+    rc, out, err = run(capsys, "run", f, "--results", tmp_path / "r", "--dry-run")
+    assert rc == 2 and "comps -> " in out and "exists: would be replaced only with --overwrite" in out
+    one_error(err, "outputs[2].to: ", "comps.csv exists")
+    assert run(capsys, "run", f, "--results", tmp_path / "r", "--dry-run", "--overwrite")[0] == 0
+    rc, out, err = run(capsys, "run", f, "--results", "r/" * 3000, "--dry-run")
+    assert rc == 2 and "too long for the file system" in one_error(err, where=False)
+    assert files_under(tmp_path) == ["p.yaml", "r/comps.csv"]
+
+
 def test_issue21_2_python_pipeline_outputs_too(tmp_path):
     p = dgraph.Pipeline(graph={"generate": "grid", "n": 3}).wcc("c")
     for to in ("/tmp/x.csv", "../x.csv", "~/x.csv", "manifest.json"):

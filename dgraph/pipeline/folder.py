@@ -157,6 +157,8 @@ def check_folder(p, results, overwrite):
     if not os.access(top, os.W_OK | os.X_OK):
         fail(("results",), f"cannot write in {top} (permission denied): choose another results folder")
     base = len(os.fsencode(os.path.abspath(root))) + len(checks.STAGING_PREFIX) + 20
+    if base + 2 * checks.MAX_PATH_PART > MAX_PATH_BYTES:
+        fail(("results",), f"the results folder's path is {base:,} bytes long: too long for the file system")
     runs = unfinished_runs(root)
     me = identity(p)
     for u in runs:
@@ -176,7 +178,7 @@ def check_folder(p, results, overwrite):
     n = len(p.outputs)  # outputs, then an earlier run's manifest (the clearest news), then plots
     for rel, kind, where in planned if results is None else planned[:n] + planned[-1:] + planned[n:-1]:
         if base + len(os.fsencode(str(rel))) > MAX_PATH_BYTES:
-            fail(where, f"{root / rel}: the path is too long for the file system")
+            fail(where, f"{str(rel)[:60]}...: the path in the results folder is too long for the file system")
         blocked = _blocking_parent(root, rel)
         if blocked is not None:
             if blocked.is_symlink():
