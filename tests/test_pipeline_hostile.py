@@ -622,3 +622,17 @@ def test_issue25_5_max_degree_of_an_empty_graph(tmp_path):
     p = dgraph.Pipeline(graph=G).bfs("b", source="max-degree")
     with pytest.raises(PipelineError, match="max-degree: the graph has no vertices"):
         p.run()
+
+
+def test_issue25_5_nanny_failed_to_start_names_the_main_guard(monkeypatch):
+    import distributed
+
+    from dgraph.cluster import connect
+    from dgraph.errors import DGraphError
+
+    def nanny(**kwargs):
+        raise RuntimeError("Nanny failed to start.")
+
+    monkeypatch.setattr(distributed, "LocalCluster", nanny)
+    with pytest.raises(DGraphError, match='Nanny failed to start.*if __name__ == "__main__":'):
+        connect(workers=1)
