@@ -1,13 +1,15 @@
 """``dgraph.Pipeline``: a graph, an optional cluster and partitioning, and named steps run in order.
 
 >>> p = dgraph.Pipeline(graph={"generate": "rmat", "scale": 12, "seed": 7})
->>> p.bfs("reach", source=0).wcc("comps").subgraph("big", largest_component_of="comps")
+>>> p.bfs("reach", source="max-degree").wcc("comps").subgraph("big", largest_component_of="comps")
 >>> p.pagerank("rank", graph="big", iterations=20).output("rank", "rank.parquet")
 >>> run = p.run(results="results/demo")      # or p.run() to keep everything in memory
 >>> run["rank"].to_pandas()
 
-A step runs one algorithm (any of :data:`~dgraph.pipeline.checks.ALGORITHMS`,
-with the keyword options of its ``dgraph.<name>`` function) on the main
+A step has a name (a word: letters, digits, ``_``, ``-``; it names the step's
+plot) and runs one algorithm (any of :data:`~dgraph.pipeline.checks.ALGORITHMS`,
+with the keyword options of its ``dgraph.<name>`` function; a ``source`` may be
+``"max-degree"``, the vertex of the largest out-degree) on the main
 graph or on the graph of an earlier ``subgraph`` step, or makes a subgraph
 from an earlier result (``largest_component_of`` a wcc step,
 ``reachable_from`` a bfs/sssp step, or a ``vertices`` list).  Everything is
