@@ -152,7 +152,7 @@ def cmd_algorithm(args):
     import dgraph  # noqa: PLC0415
 
     name = args.command
-    if args.output:
+    if args.output is not None:  # -o "" is an error, not "no output"
         from .io import check_output_path  # noqa: PLC0415
 
         check_output_path(args.output, overwrite=args.overwrite, fmt=args.output_format)
@@ -175,7 +175,7 @@ def cmd_algorithm(args):
         target = G
     r = getattr(dgraph, name)(target, *positional, **kwargs)
     print(_summary(name, r, G, args))
-    if args.output:
+    if args.output is not None:
         dgraph.write(r, args.output, format=args.output_format, overwrite=args.overwrite,
                      columns=[args.column] if args.column else None)
         print(f"wrote {args.output}")
@@ -199,6 +199,12 @@ def cmd_bench(args):
         raise InputError(f"--sources {args.sources}: bench bc only, a positive number of sources")
     if args.algorithm == "superstep" and args.file is None and args.generate is None:
         args.generate = "rmat:scale=10"
+    if args.json is not None:  # before the benchmark runs, not after
+        from .io.writers import check_writable  # noqa: PLC0415
+
+        if not args.json.strip():
+            raise InputError("--json '': expected a file name")
+        check_writable(args.json, overwrite=True)
     G = _load(args)
     source = args.source
     if source not in (None, "max-degree", "corner"):
@@ -265,6 +271,7 @@ def cmd_run(args):
     results = args.results or named or str(Path("results") / Path(args.file).stem)
     if args.dry_run:
         print(p.plan(results))
+        p.check_outputs(results, args.overwrite)  # what would stop the run: after the plan, as its error
         print("dry run: nothing was started, read or written")
         return 0
     p.check_outputs(results, args.overwrite)

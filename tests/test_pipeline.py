@@ -152,7 +152,7 @@ def test_set_overrides(tmp_path, capsys):
 
 @pytest.mark.parametrize("setting,match", [
     ("steps.nope.iterations=3", "--set steps.nope.iterations=3: steps has no step named 'nope'; steps: reach"),
-    ("steps.rank.iterations=ten", "--set steps.rank.iterations=ten: steps\\[3\\].iterations: expected a non-negative"),
+    ("steps.rank.iterations=ten", "--set steps.rank.iterations=ten: steps\\[3\\].iterations: expected an integer 0..1,000,000"),
     ("steps.rank.iterz=3", "--set steps.rank.iterz=3: steps\\[3\\].iterz: unknown option for pagerank"),
     ("noequals", "--set noequals: expected KEY=VALUE"),
     ("steps.rank.run.x=1", "steps\\[3\\].run is a single value"),
@@ -204,7 +204,9 @@ def test_existing_outputs_and_results_need_overwrite(tmp_path, capsys):
 
 
 def test_a_failing_step_names_it_and_writes_nothing(tmp_path, capsys):
-    f = write(tmp_path, SMALL.replace("source: 0}", "source: 999999}"))
+    (tmp_path / "g.el").write_text("0 1\n1 2\n")  # a file graph: its ids are known only when it is read
+    f = write(tmp_path, SMALL.replace("source: 0}", "source: 999999}").replace(
+        "{generate: rmat, scale: 6, seed: 3}", "{path: g.el}"))
     rc, out, err = run(capsys, "run", f, "--results", tmp_path / "r", "--quiet")
     assert rc == 2
     assert "p.yaml:4:5: steps[0]: step 'reach' (bfs) failed: " in err and "999999" in err
@@ -223,7 +225,7 @@ CASES = [
     ("wrong type", "graph: {source: {generate: grid, n: 3}}\nsteps:\n  - {name: a, run: pagerank, damping: high}\n",
      "p.yaml:3:30: steps[0].damping: expected a number in [0, 1], got text 'high'"),
     ("bool for int", "graph: {source: {generate: grid, n: 3}}\nsteps:\n  - {name: a, run: cdlp, iterations: true}\n",
-     "steps[0].iterations: expected a non-negative integer (or null), got true/false True"),
+     "steps[0].iterations: expected an integer 0..1,000,000 (or null), got true/false True"),
     ("later step", "graph: {source: {generate: grid, n: 3}}\nsteps:\n  - {name: r, run: wcc, graph: big}\n"
                    "  - {name: c, run: wcc}\n  - {name: big, run: subgraph, largest_component_of: c}\n",
      "p.yaml:3:25: steps[0].graph: refers to step 'big', which comes later: steps run in the order given"),
@@ -243,7 +245,7 @@ CASES = [
     ("cluster kind", "cluster: {kind: yarn}\ngraph: {source: {generate: grid, n: 3}}\nsteps: [{name: a, run: wcc}]\n",
      "p.yaml:1:11: cluster.kind: expected one of local, cuda, address, got 'yarn'"),
     ("partition parts", "graph: {source: {generate: grid, n: 3}}\npartition: {parts: 0}\nsteps: [{name: a, run: wcc}]\n",
-     "p.yaml:2:13: partition.parts: expected an integer >= 1, got int 0"),
+     "p.yaml:2:13: partition.parts: expected an integer 1..4,096, got int 0"),
     ("output from subgraph", "graph: {source: {generate: grid, n: 3}}\nsteps:\n  - {name: c, run: wcc}\n"
                              "  - {name: b, run: subgraph, largest_component_of: c}\noutputs:\n  - {from: b, to: b.csv}\n",
      "p.yaml:6:6: outputs[0].from: step 'b' makes a graph, not a result to write"),

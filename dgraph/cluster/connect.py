@@ -207,6 +207,15 @@ def _preflight(kind, where, protocol):
     return dask_cuda
 
 
+def _guard_hint(exc):
+    """What usually makes Dask's "Nanny failed to start" happen, added to that error."""
+    if "nanny failed to start" not in f"{exc} {exc.__cause__ or ''} {exc.__context__ or ''}".lower():
+        return ""
+    return ('. The usual cause: a script that starts a cluster without the guard '
+            '`if __name__ == "__main__":` (each worker process imports the script again, and '
+            'starts a cluster of its own); put the code that connects under it')
+
+
 def _start_local(workers, threads_per_worker, protocol, memory_limit, dashboard, kwargs):
     from distributed import Client, LocalCluster
 
@@ -221,7 +230,7 @@ def _start_local(workers, threads_per_worker, protocol, memory_limit, dashboard,
         raise
     except Exception as exc:
         raise ClusterError(f"could not start a local Dask cluster of {n} worker processes "
-                           f"({protocol}): {exc}") from exc
+                           f"({protocol}): {exc}{_guard_hint(exc)}") from exc
     try:
         client = Client(cluster)
     except Exception as exc:
@@ -254,7 +263,7 @@ def _start_cuda(dask_cuda, workers, threads_per_worker, protocol, memory_limit, 
     except Exception as exc:
         want = f"{workers} worker(s)" if workers is not None else "one worker per GPU"
         raise ClusterError(f"could not start a LocalCUDACluster ({want}, {gpus}, {protocol}): "
-                           f"{exc}") from exc
+                           f"{exc}{_guard_hint(exc)}") from exc
     try:
         client = Client(cluster)
     except Exception as exc:

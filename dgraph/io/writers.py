@@ -48,25 +48,81 @@ def write_result(result, path, format=None, *, columns=None, overwrite=False) ->
                              f"{result.columns}")
     data = result.to_numpy()
     table = {"vertex": data["vertex"], **{n: data[n] for n in names}}
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with _atomic(p, overwrite) as tmp:
-        WRITERS[fmt](tmp, table, result)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with _atomic(p, overwrite) as tmp:
+            WRITERS[fmt](tmp, table, result)
+    except OSError as e:  # e.g. the disk filled up; the temporary file is gone, an existing file untouched
+        raise InputError(f"{p}: cannot write it: {e.strerror or e}") from None
     return p
 
 
 def check_output_path(path, *, overwrite=False, fmt=None, folder_ok=False):
     """``(Path, format)`` for an output, checked before any work is done (e.g. by the CLI
-    before it runs an algorithm): the format is known, and the path is not a folder
-    (unless ``folder_ok``: a Parquet dataset replaces one) and does not exist unless ``overwrite``."""
+    before it runs an algorithm): the format is known, the path is not empty, not a folder
+    (unless ``folder_ok``: a Parquet dataset of a partitioned result replaces one with
+    ``overwrite``), not too long for the file system, its folder is a folder (or can be made)
+    that this process can write in, and it does not exist unless ``overwrite``."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path).strip():
+        raise InputError(f"output path {str(path)!r}: expected a file name")
     p = Path(path).expanduser()
     fmt = _format(p, fmt)
+    check_writable(p, overwrite=overwrite, folder_ok=folder_ok)
+    return p, fmt
+
+
+#: bytes the atomic writer adds to a file name for its temporary file (".NAME.xxxxxxxx.tmp")
+TMP_EXTRA = 15
+
+
+def check_writable(path, *, overwrite=False, folder_ok=False):
+    """Raise a DGraphError now, not after the work, when ``path`` could not be written: see
+    :func:`check_output_path` (which adds the format).  Where the folder exists, a probe file is
+    made in it and removed at once, so a read-only or special file system is caught too."""
+    p = Path(path).expanduser()
+    text = str(p)
+    if len(text) > 100:
+        p_shown = f"{text[:60]}...{text[-20:]}"
+    else:
+        p_shown = text
+    if "\0" in text:
+        raise InputError(f"{text!r}: a NUL is not allowed in a file name")
+    folder = Path(os.path.abspath(p)).parent
+    top = folder
+    while not os.path.lexists(top) and top.parent != top:
+        top = top.parent
+    if not top.is_dir():
+        raise InputError(f"{p}: {top} is a file, not a folder")
+    limit = _name_max(top) - TMP_EXTRA
+    for part in p.parts:
+        if len(os.fsencode(part)) > limit:
+            raise InputError(f"{p_shown}: the name {part[:40]!r}... is {len(os.fsencode(part))} bytes; at most {limit} "
+                             f"here (the file system's limit, less room for the temporary file)")
+    if len(os.fsencode(os.path.abspath(p))) + TMP_EXTRA >= 4096:
+        raise InputError(f"{p_shown}: the path is too long for the file system")
     if p.is_dir() and not (folder_ok and overwrite):
         if folder_ok:
             raise OutputExistsError(f"{p}: already exists; pass overwrite=True to replace it")
         raise OutputExistsError(f"{p}: is a folder; give a file name to write the result to")
-    if p.exists() and not overwrite:
+    if os.path.lexists(p) and not overwrite:
         raise OutputExistsError(f"{p}: already exists; pass overwrite=True to replace it")
-    return p, fmt
+    if top != folder:
+        if not os.access(top, os.W_OK | os.X_OK):
+            raise InputError(f"{p}: cannot write in {top} (permission denied)")
+        return
+    probe = folder / f".{p.name}.{secrets.token_hex(4)}.tmp"
+    try:
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.unlink(probe)
+    except OSError as e:
+        raise InputError(f"{p}: cannot write in {folder}: {e.strerror or e}") from None
+
+
+def _name_max(folder):
+    try:
+        return int(os.pathconf(folder, "PC_NAME_MAX"))
+    except (OSError, ValueError, AttributeError):
+        return 255
 
 
 def _format(p: Path, format):

@@ -3,15 +3,22 @@
 Each check takes ``fail(path, message)``, which raises a PipelineError
 naming where the value came from (``file:line:col`` for a YAML file, the
 step and key for a Python Pipeline), so both front ends share one set of
-rules.  Values are checked for type and range here, before anything runs;
-the algorithm functions check the rest when they are called.
+rules.  Values are checked for type and range here, before anything runs
+(ranges capped at what a user could mean: MAX_ITERATIONS, MAX_PARTS, ...; a
+generated graph's parameters as ``dgraph.generate`` checks them, its size against
+this machine's memory, and a source against its vertex ids); step names are
+words and output paths stay inside the results folder.  The algorithm functions
+check the rest (a file graph's vertex ids) when they are called.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 import numbers
-from pathlib import Path
+import os
+import re
+from pathlib import Path, PurePosixPath
 
 #: the algorithms a step can run (dgraph function names) and their aliases
 ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching")
@@ -37,6 +44,32 @@ PROTOCOLS = ("tcp", "ucx")
 PARTITION_METHODS = ("range", "hash", "metis")
 BACKENDS = ("numpy", "cupy")
 READ_FORMATS = ("edgelist", "csv", "mtx", "graphalytics", "parquet")
+EXCHANGE_KINDS = ("butterfly", "all-to-all", "alltoall", "a2a")
+
+#: the word a step's ``source`` (or bc's ``sources``) may be instead of a vertex id: the vertex of the
+#: largest out-degree, as ``dgraph bench`` picks it (a source that reaches the graph's big component)
+MAX_DEGREE = "max-degree"
+
+# Caps on what a user could mean: past them a value is a typo or an attack, and would run for days
+# or allocate more than any machine has, after the plan had said it was fine.
+MAX_ITERATIONS = 1_000_000
+MAX_PARTS = 4096
+MAX_WORKERS = 1024
+MAX_THREADS = 1024
+MAX_FANOUT = 4096
+MAX_BATCH = 1 << 24
+MAX_SEED = (1 << 64) - 1
+#: a step name names ``plots/<name>.png`` and a ``--set steps.<name>.key``: a word, not a path
+STEP_NAME = re.compile(r"\w[\w-]*")
+MAX_STEP_NAME = 64
+#: bytes of one part of an output path, and parts of it (the file systems' limit is 255 a part; the
+#: atomic writers add ``.<name>.<8 hex>.tmp`` beside it)
+MAX_PATH_PART = 200
+MAX_PATH_PARTS = 16
+#: files a run writes in its results folder itself; an output may not take these names
+MANIFEST = "manifest.json"
+PLOTS = "plots"
+STAGING_PREFIX = ".dgraph-unfinished-"
 
 
 def algorithm_function(run):
@@ -70,54 +103,164 @@ def _type_name(v):
                                      "list": "a list"}.get(type(v).__name__, type(v).__name__)
 
 
-def check_option(fail, path, key, value):
-    """Type and range of one algorithm option."""
+def _is_finite(v):
+    return _is_number(v) and math.isfinite(v)
+
+
+def _int_in(v, lo, hi):
+    return _is_int(v) and lo <= v <= hi
+
+
+def check_vertex(fail, path, value, num_vertices=None, what="a vertex id (an integer or a text label)"):
+    """A vertex id; with ``num_vertices`` (a generated graph: ids 0..n-1) an integer below it."""
+    if not _is_vertex(value):
+        fail(path, f"expected {what}, got {_type_name(value)} {value!r}")
+    if num_vertices is not None:
+        if isinstance(value, str):
+            fail(path, f"this graph's vertex ids are integers 0..{num_vertices - 1:,}, got text {value!r}"
+                       f"{f' (or {MAX_DEGREE})' if 'max-degree' in what else ''}")
+        if not 0 <= value < num_vertices:
+            fail(path, f"vertex {value} is not in the graph: its ids are 0..{num_vertices - 1:,}")
+
+
+def check_exchange(fail, path, value):
+    """``butterfly``, ``butterfly:<fanout>``, ``all-to-all`` or ``{kind: ..., fanout: ...}``."""
+    def fanout_ok(f, where):
+        if not _int_in(f, 1, MAX_FANOUT):
+            fail(where, f"expected a fanout, an integer 1..{MAX_FANOUT}, got {_type_name(f)} {f!r}")
+
+    if isinstance(value, dict):
+        extra = sorted((k for k in value if k not in ("kind", "fanout")), key=str)
+        if extra:
+            fail(path + (extra[0],), "unknown key; allowed: kind, fanout")
+        if "kind" not in value:
+            fail(path, "a mapping needs kind: butterfly or all-to-all")
+        kind, fanout, fpath = value["kind"], value.get("fanout"), path + ("fanout",)
+        if not isinstance(kind, str) or kind.strip().lower() not in EXCHANGE_KINDS:
+            fail(path + ("kind",), f"expected butterfly or all-to-all, got {_type_name(kind)} {kind!r}")
+    elif isinstance(value, str):
+        kind, sep, tail = value.strip().partition(":")
+        fanout, fpath = None, path
+        if kind.strip().lower() not in EXCHANGE_KINDS:
+            fail(path, f"expected butterfly, butterfly:<fanout> or all-to-all, got {value!r}")
+        if sep:
+            if not tail.strip().isdigit() or not tail.strip().isascii():
+                fail(path, f"the fanout after ':' is not an integer: {value!r}")
+            fanout = int(tail.strip())
+    else:
+        fail(path, f"expected butterfly, butterfly:<fanout>, all-to-all, or {{kind: ..., fanout: ...}}, "
+                   f"got {_type_name(value)} {value!r}")
+    if fanout is not None:
+        fanout_ok(fanout, fpath)
+        if kind.strip().lower() != "butterfly":
+            fail(fpath, "a fanout applies only to butterfly; all-to-all has none")
+
+
+def check_option(fail, path, key, value, num_vertices=None):
+    """Type and range of one algorithm option; ``num_vertices`` where the graph's ids are known to be
+    0..n-1 (a generated graph), so that a source outside them fails here and not in the run."""
     def need(ok, what):
         if not ok:
             fail(path, f"expected {what}, got {_type_name(value)} {value!r}")
 
     if key in ENUMS:
-        need(value in ENUMS[key], "one of " + ", ".join(ENUMS[key]))
+        need(isinstance(value, str) and value in ENUMS[key], "one of " + ", ".join(ENUMS[key]))
     elif key == "source":
-        need(_is_vertex(value), "a vertex id (an integer or a text label)")
+        if value != MAX_DEGREE:
+            check_vertex(fail, path, value, num_vertices, f"a vertex id (an integer or a text label) or {MAX_DEGREE}")
     elif key == "sources":
-        need(value is None or _is_vertex(value) or (isinstance(value, list) and value
-                                                     and all(_is_vertex(x) for x in value)),
-             "null (every vertex), a vertex id, or a non-empty list of vertex ids")
-    elif key in ("iterations",):
-        need(value is None or (_is_int(value) and value >= 0), "a non-negative integer (or null)")
-    elif key in ("max_iterations", "batch_size"):
-        need(value is None or (_is_int(value) and value >= 1), "a positive integer")
+        if value is None or value == MAX_DEGREE:
+            return
+        items = value if isinstance(value, list) else [value]
+        need(items, f"null (every vertex), {MAX_DEGREE}, a vertex id, or a non-empty list of vertex ids")
+        for i, x in enumerate(items):
+            check_vertex(fail, path + ((i,) if isinstance(value, list) else ()), x, num_vertices)
+    elif key == "iterations":
+        need(value is None or _int_in(value, 0, MAX_ITERATIONS), f"an integer 0..{MAX_ITERATIONS:,} (or null)")
+    elif key == "max_iterations":
+        need(value is None or _int_in(value, 1, MAX_ITERATIONS), f"an integer 1..{MAX_ITERATIONS:,}")
+    elif key == "batch_size":
+        need(value is None or _int_in(value, 1, MAX_BATCH), f"an integer 1..{MAX_BATCH:,} (or null)")
     elif key == "fanout":
-        need(value is None or (_is_int(value) and value >= 1), "a positive integer (or null)")
+        need(value is None or _int_in(value, 1, MAX_FANOUT), f"an integer 1..{MAX_FANOUT} (or null)")
     elif key == "damping":
-        need(_is_number(value) and 0 <= value <= 1, "a number in [0, 1]")
+        need(_is_finite(value) and 0 <= value <= 1, "a number in [0, 1]")
     elif key in ("tol", "alpha", "beta"):
-        need(_is_number(value) and value > 0, "a number > 0")
+        need(_is_finite(value) and value > 0, "a finite number > 0")
     elif key == "delta":
         need(value is None or (_is_number(value) and value > 0), "a number > 0 (.inf for Bellman-Ford), or null")
     elif key in ("normalized", "endpoints"):
         need(isinstance(value, bool), "true or false")
     elif key == "exchange":
-        if isinstance(value, dict):
-            extra = sorted(set(value) - {"kind", "fanout"})
-            if extra:
-                fail(path + (extra[0],), "unknown key; allowed: kind, fanout")
-            if "kind" not in value:
-                fail(path, "a mapping needs kind: butterfly or all-to-all")
-        else:
-            need(isinstance(value, str), "butterfly, butterfly:<fanout>, all-to-all, or {kind: ..., fanout: ...}")
+        check_exchange(fail, path, value)
     elif key == "left":
-        need(value is None or (isinstance(value, list) and all(_is_vertex(x) for x in value)),
-             "a list of vertex ids (the left side), or null (2-colour the graph)")
+        need(value is None or isinstance(value, list), "a list of vertex ids (the left side), or null "
+                                                       "(2-colour the graph)")
+        for i, x in enumerate(value or ()):
+            check_vertex(fail, path + (i,), x, num_vertices)
     elif key == "seed":
-        need(_is_int(value) and value >= 0, "a non-negative integer")
+        need(_int_in(value, 0, MAX_SEED), "a non-negative integer below 2**64")
     elif key == "hops":
-        need(value == "auto" or (_is_int(value) and 1 <= value <= 16), "an integer 1..16 or auto")
+        need(value == "auto" or _int_in(value, 1, 16), "an integer 1..16 or auto")
     elif key == "personalization":
-        need(isinstance(value, dict) and value and all(_is_vertex(k) for k in value)
-             and all(_is_number(x) for x in value.values()),
-             "a mapping {vertex: weight}")
+        need(isinstance(value, dict) and value, "a mapping {vertex: weight}")
+        for k, x in value.items():
+            check_vertex(fail, path + (k,), k, num_vertices)
+            if not (_is_finite(x) and x >= 0):
+                fail(path + (k,), f"expected a weight, a finite number >= 0, got {_type_name(x)} {x!r}")
+    else:  # an option added to an algorithm without a rule here: refuse what cannot be plain
+        need(value is None or isinstance(value, (str, bool, int, float)), "a single value")
+
+
+def check_results_key(fail, path, value):
+    """The file's own ``results:`` folder: relative to the current folder, without ``..`` or ``~`` (a
+    pipeline file does not choose to write elsewhere; ``--results DIR`` on the command line may)."""
+    check_text(fail, path, value, "a folder path")
+    rel = PurePosixPath(value)
+    if "\0" in value or "\\" in value or rel.is_absolute() or value.startswith("~") or ".." in rel.parts:
+        fail(path, f"{value!r}: the file's results folder is a path relative to the current folder, without "
+                   f"'..' or '~' (choose any other folder with --results DIR)")
+    if len(rel.parts) > MAX_PATH_PARTS or any(len(q.encode()) > MAX_PATH_PART for q in rel.parts):
+        fail(path, f"too long (at most {MAX_PATH_PARTS} folders, {MAX_PATH_PART} bytes a name)")
+
+
+def check_step_name(fail, path, name):
+    """A word (letters, digits, _ and -, at most MAX_STEP_NAME bytes): it names plots/<name>.png."""
+    check_text(fail, path, name, "a step name")
+    if not STEP_NAME.fullmatch(name) or len(name.encode()) > MAX_STEP_NAME:
+        fail(path, f"expected a step name: letters, digits, _ and -, at most {MAX_STEP_NAME} characters "
+                   f"(it names plots/<name>.png in the results folder), got {name[:80]!r}"
+                   f"{'...' if len(name) > 80 else ''}")
+
+
+def output_relpath(fail, path, to):
+    """``to`` as a checked relative path (a PurePosixPath) inside the results folder.
+
+    Refused: an absolute path, ``~``, a ``..`` part, a backslash or NUL, a part longer than
+    MAX_PATH_PART bytes, and the names the run writes itself (manifest.json, plots/, the staging folder)."""
+    check_text(fail, path, to, "a file path")
+    if "\0" in to or "\\" in to:
+        fail(path, f"{to!r}: a NUL or backslash is not allowed in a path (use /)")
+    rel = PurePosixPath(to)
+    if rel.is_absolute() or to.startswith("~"):
+        fail(path, f"{to!r}: an output goes under the results folder; give a path relative to it "
+                   f"(choose the folder itself with --results DIR)")
+    parts = [q for q in rel.parts if q != "."]
+    if not parts:
+        fail(path, f"{to!r}: expected a file name")
+    if ".." in parts:
+        fail(path, f"{to!r}: '..' is not allowed: an output stays inside the results folder")
+    if len(parts) > MAX_PATH_PARTS or any(len(q.encode()) > MAX_PATH_PART for q in parts):
+        fail(path, f"{to[:80]!r}{'...' if len(to) > 80 else ''}: too long (at most {MAX_PATH_PARTS} folders, "
+                   f"{MAX_PATH_PART} bytes a name)")
+    first = parts[0].casefold()
+    if len(parts) == 1 and first == MANIFEST:
+        fail(path, f"{to!r}: the run writes its own {MANIFEST} there; choose another name")
+    if first == PLOTS:
+        fail(path, f"{to!r}: the run writes its per-step plots in {PLOTS}/; choose another folder")
+    if any(q.startswith(STAGING_PREFIX) for q in parts):
+        fail(path, f"{to!r}: names starting {STAGING_PREFIX} are the run's own")
+    return PurePosixPath(*parts)
 
 
 def check_mapping(fail, path, value, allowed, what):
@@ -133,9 +276,11 @@ def check_choice(fail, path, value, choices):
         fail(path, f"expected one of {', '.join(choices)}, got {value!r}")
 
 
-def check_int(fail, path, value, low=None):
-    if not _is_int(value) or (low is not None and value < low):
-        fail(path, f"expected an integer{f' >= {low}' if low is not None else ''}, got {_type_name(value)} {value!r}")
+def check_int(fail, path, value, low=None, high=None):
+    if not _is_int(value) or (low is not None and value < low) or (high is not None and value > high):
+        rng = (f" {low}..{high:,}" if low is not None else f" <= {high:,}") if high is not None else (
+            f" >= {low}" if low is not None else "")
+        fail(path, f"expected an integer{rng}, got {_type_name(value)} {value!r}")
 
 
 def check_bool(fail, path, value):
@@ -155,10 +300,10 @@ def check_cluster(fail, path, cluster):
                   "cluster")
     kind = cluster.get("kind", "local")
     check_choice(fail, path + ("kind",), kind, CLUSTER_KINDS)
-    if "workers" in cluster:
-        check_int(fail, path + ("workers",), cluster["workers"], 1)
+    if "workers" in cluster and cluster["workers"] is not None:
+        check_int(fail, path + ("workers",), cluster["workers"], 1, MAX_WORKERS)
     if "threads_per_worker" in cluster:
-        check_int(fail, path + ("threads_per_worker",), cluster["threads_per_worker"], 1)
+        check_int(fail, path + ("threads_per_worker",), cluster["threads_per_worker"], 1, MAX_THREADS)
     if "protocol" in cluster:
         check_choice(fail, path + ("protocol",), cluster["protocol"], PROTOCOLS)
     if kind == "address":
@@ -178,41 +323,123 @@ def check_graph(fail, path, graph, base_dir):
             check_bool(fail, path + (key,), graph[key])
     if "backend" in graph:
         check_choice(fail, path + ("backend",), graph["backend"], BACKENDS)
+    if "name" in graph and graph["name"] is not None:
+        check_text(fail, path + ("name",), graph["name"], "a graph name")
     src = graph["source"]
     spath = path + ("source",)
     if not isinstance(src, dict) or ("generate" in src) == ("path" in src):
         fail(spath, "expected {generate: KIND, ...parameters} or {path: FILE, format: ...}")
     if "generate" in src:
-        from ..generators import WEIGHT_PARAMS, _module  # noqa: PLC0415
-        from ..errors import InputError  # noqa: PLC0415
-
-        try:
-            mod = _module(src["generate"])
-        except InputError as e:
-            fail(spath + ("generate",), str(e))
-        allowed = ("generate", "seed", "self_loops", *mod.PARAMS, *WEIGHT_PARAMS)
-        check_mapping(fail, spath, src, allowed, f"a {src['generate']} generator")
-        if "seed" in src:
-            check_int(fail, spath + ("seed",), src["seed"])
+        check_generator(fail, spath, src, bool(graph.get("directed")), bool(graph.get("weighted")))
     else:
         check_mapping(fail, spath, src, ("path", "format", "options"), "a file source")
         check_text(fail, spath + ("path",), src["path"], "a file path")
+        if "\0" in src["path"]:
+            fail(spath + ("path",), "a NUL is not allowed in a path")
         if "format" in src:
             check_choice(fail, spath + ("format",), src["format"], READ_FORMATS)
+        if "options" in src and src["options"] is not None:
+            check_mapping(fail, spath + ("options",), src["options"], reader_options(), "reader options")
         p = resolve(base_dir, src["path"])
         if not p.exists():
             fail(spath + ("path",), f"no such file: {p}")
+        if not (p.is_file() or p.is_dir()):  # a FIFO or a device would be read forever
+            fail(spath + ("path",), f"{p} is not a regular file")
 
 
-def check_partition(fail, path, partition):
+def reader_options():
+    """The keyword options ``dgraph.read`` takes for some format (it checks them against the format)."""
+    from ..io.read import FORMAT_OPTIONS, GRAPH_OPTIONS  # noqa: PLC0415
+
+    return tuple(sorted(set(GRAPH_OPTIONS).union(*FORMAT_OPTIONS.values())))
+
+
+def check_generator(fail, spath, src, directed, weighted):
+    """A ``{generate: KIND, ...}`` source: every parameter checked as ``dgraph.generate`` would, and the
+    graph's size against this machine's memory, before anything is generated."""
+    from ..errors import InputError  # noqa: PLC0415
+    from ..generators import WEIGHT_PARAMS, _module, parse_weights  # noqa: PLC0415
+
+    try:
+        mod = _module(src["generate"])
+    except InputError as e:
+        fail(spath + ("generate",), str(e))
+    allowed = ("generate", "seed", "self_loops", *mod.PARAMS, *WEIGHT_PARAMS)
+    check_mapping(fail, spath, src, allowed, f"a {src['generate']} generator")
+    if "seed" in src:
+        check_int(fail, spath + ("seed",), src["seed"], -MAX_SEED, MAX_SEED)
+    if "self_loops" in src:
+        check_bool(fail, spath + ("self_loops",), src["self_loops"])
+    params = {k: v for k, v in src.items() if k not in ("generate", "seed", "self_loops")}
+    try:
+        parse_weights(weighted, params)  # pops the weight parameters
+        parsed = mod.parse(params)
+    except InputError as e:
+        # the generators' messages start "name=value: ..." or "generate('kind'): ... 'name' ..."
+        text = str(e)
+        key = next((k for k in src if isinstance(k, str) and (text.startswith(f"{k}=") or f"'{k}'" in text)),
+                   None)
+        fail(spath + ((key,) if key is not None else ()), text)
+    except Exception as e:  # noqa: BLE001 - a generator's own check that raised something plainer
+        fail(spath, f"bad generator parameters: {e}")
+    n, m = mod.size(parsed)
+    need = estimate_build_bytes(m, directed, weighted) + 16 * n
+    have = physical_memory()
+    if have and need > have:
+        fail(spath, f"generate {mod.__name__.rsplit('.', 1)[1]}: {n:,} vertices and {m:,} edges need about "
+                    f"{_fmt_bytes(need)} to build, and this machine has {_fmt_bytes(have)}; use a smaller size, "
+                    f"or dgraph.generate_partitioned on a cluster")
+
+
+def generated_size(graph):
+    """(vertices, edges generated) of a checked ``{source: {generate: ...}}`` graph, else None."""
+    if not isinstance(graph, dict) or not isinstance(graph.get("source"), dict) or "generate" not in graph["source"]:
+        return None
+    from ..generators import _module, parse_weights  # noqa: PLC0415
+
+    params = {k: v for k, v in graph["source"].items() if k not in ("generate", "seed", "self_loops")}
+    try:
+        parse_weights(bool(graph.get("weighted")), params)
+        mod = _module(graph["source"]["generate"])
+        return mod.size(mod.parse(params))
+    except Exception:  # noqa: BLE001 - check_graph has reported it already
+        return None
+
+
+def estimate_build_bytes(num_edges, directed, weighted):
+    """Peak bytes of building a generated graph (the GPU build's measured figure per edge; the CPU's is
+    of the same order): enough to refuse a size no machine here could build."""
+    from ..backend.device_memory import build_bytes  # noqa: PLC0415
+
+    return build_bytes(num_edges, directed, weighted)
+
+
+def physical_memory():
+    """Bytes of RAM of this machine (0 where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def _fmt_bytes(b):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if b < 1024 or unit == "PiB":
+            return f"{b:.1f} {unit}" if unit != "B" else f"{int(b)} B"
+        b /= 1024
+
+
+def check_partition(fail, path, partition, num_vertices=None):
     check_mapping(fail, path, partition, ("parts", "method", "seed"), "partition")
     if "parts" not in partition:
         fail(path, "needs parts: N")
-    check_int(fail, path + ("parts",), partition["parts"], 1)
+    check_int(fail, path + ("parts",), partition["parts"], 1, MAX_PARTS)
+    if num_vertices is not None and partition["parts"] > max(num_vertices, 1):
+        fail(path + ("parts",), f"the graph has {num_vertices:,} vertices: at most that many parts")
     if "method" in partition:
         check_choice(fail, path + ("method",), partition["method"], PARTITION_METHODS)
     if "seed" in partition:
-        check_int(fail, path + ("seed",), partition["seed"])
+        check_int(fail, path + ("seed",), partition["seed"], -MAX_SEED, MAX_SEED)
 
 
 def resolve(base_dir, p):

@@ -3,7 +3,9 @@
 Top-level keys: ``name``, ``cluster``, ``graph`` (required), ``partition``,
 ``steps`` (required), ``outputs``, ``results``.  Input paths (``graph.source.path``)
 are read relative to the pipeline file's folder; output paths (``outputs[].to``)
-are relative to the results folder.  Every error names the file, line and
+are relative to the results folder and stay inside it (no ``..``, ``~`` or absolute
+path), and the file's ``results:`` folder is relative to the current one in the same way
+(``--results DIR`` may name any folder).  Every error names the file, line and
 column of the node at fault (or the ``--set`` that gave it) and what is
 allowed there.
 """
@@ -49,7 +51,7 @@ def pipeline_from_source(source, base_dir, default_name="pipeline"):
     if "name" in data:
         checks.check_text(fail, ("name",), data["name"], "a name")
     if "results" in data and data["results"] is not None:
-        checks.check_text(fail, ("results",), data["results"], "a folder path")
+        checks.check_results_key(fail, ("results",), data["results"])
     steps = data.get("steps")
     if not isinstance(steps, list) or not steps:
         fail(("steps",), "expected a non-empty list of steps, e.g. - {name: reach, run: bfs, source: 0}")
@@ -67,6 +69,9 @@ def pipeline_from_source(source, base_dir, default_name="pipeline"):
             ref = step.get(key)
             if isinstance(ref, str) and ref in names[i + 1:] and ref not in names[:i]:
                 fail(path + (key,), f"refers to step {ref!r}, which comes later: steps run in the order given")
+        for k in step:
+            if not isinstance(k, str):
+                fail(path + (k,), f"unknown option {k!r}; options are words")
         options = {k: v for k, v in step.items() if k not in checks.STEP_KEYS}
         p.step(step["name"], step["run"], graph=step.get("graph"), _index=i, **options)
     outputs = data.get("outputs") or []

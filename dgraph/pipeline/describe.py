@@ -69,11 +69,12 @@ def describe_plan(p, results):
             where += f", exchange {ex}" + (f":{fanout}" if fanout else "")
         lines.append(f"    {i}. {s['name']:<{width}}  {s['run']}({_kv(opts)}) {where}")
     if p.outputs:
+        from .folder import describe_state  # noqa: PLC0415
+
         lines.append("  outputs")
         for o, path in p.output_paths(results):
             fmt = o["format"] or path.suffix.lstrip(".")
-            state = "exists: would be replaced only with --overwrite" if path.exists() else "new"
-            lines.append(f"    {o['from']} -> {path} ({fmt}; {state})")
+            lines.append(f"    {o['from']} -> {path} ({fmt}; {describe_state(p, results, o['rel'])})")
     if results is not None:
         lines.append(f"  results    {results}/ (manifest.json, plots/<step>.png per algorithm step)")
     else:

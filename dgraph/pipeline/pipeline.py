@@ -1,13 +1,15 @@
 """``dgraph.Pipeline``: a graph, an optional cluster and partitioning, and named steps run in order.
 
 >>> p = dgraph.Pipeline(graph={"generate": "rmat", "scale": 12, "seed": 7})
->>> p.bfs("reach", source=0).wcc("comps").subgraph("big", largest_component_of="comps")
+>>> p.bfs("reach", source="max-degree").wcc("comps").subgraph("big", largest_component_of="comps")
 >>> p.pagerank("rank", graph="big", iterations=20).output("rank", "rank.parquet")
 >>> run = p.run(results="results/demo")      # or p.run() to keep everything in memory
 >>> run["rank"].to_pandas()
 
-A step runs one algorithm (any of :data:`~dgraph.pipeline.checks.ALGORITHMS`,
-with the keyword options of its ``dgraph.<name>`` function) on the main
+A step has a name (a word: letters, digits, ``_``, ``-``; it names the step's
+plot) and runs one algorithm (any of :data:`~dgraph.pipeline.checks.ALGORITHMS`,
+with the keyword options of its ``dgraph.<name>`` function; a ``source`` may be
+``"max-degree"``, the vertex of the largest out-degree) on the main
 graph or on the graph of an earlier ``subgraph`` step, or makes a subgraph
 from an earlier result (``largest_component_of`` a wcc step,
 ``reachable_from`` a bfs/sssp step, or a ``vertices`` list).  Everything is
@@ -41,8 +43,12 @@ class Pipeline:
         self.outputs = []
         if isinstance(graph, dict) and "source" not in graph and ("generate" in graph or "path" in graph):
             graph = {"source": graph}
+        #: vertex ids known to be 0..n-1 before anything runs (a generated graph), else None
+        self.num_vertices = None
         if isinstance(graph, dict):
             checks.check_graph(self._fail, ("graph",), graph, base_dir)
+            size = checks.generated_size(graph)
+            self.num_vertices = size[0] if size else None
         elif not _is_graph(graph):
             self._fail(("graph",), f"expected a dgraph.Graph or a graph mapping, got {type(graph).__name__}")
         self.graph = graph
@@ -52,7 +58,8 @@ class Pipeline:
             self._fail(("cluster",), "expected a mapping {kind: local|cuda|address, ...} or a Dask Client")
         self.cluster = cluster
         if partition is not None:
-            checks.check_partition(self._fail, ("partition",), partition)
+            known = graph.num_vertices if _is_graph(graph) else self.num_vertices
+            checks.check_partition(self._fail, ("partition",), partition, known)
         self.partition = partition
 
     # -- building -----------------------------------------------------------------------------
@@ -63,10 +70,12 @@ class Pipeline:
         """Add a step named ``name`` running ``run`` (an algorithm or 'subgraph') with ``options``."""
         i = len(self.steps) if _index is None else _index
         path = ("steps", i)
-        checks.check_text(self._fail, path + ("name",), name, "a step name")
-        if name == "main" or any(s["name"] == name for s in self.steps):
-            self._fail(path + ("name",), f"{name!r} is {'reserved (the main graph)' if name == 'main' else 'used by an earlier step'}")
-        if run not in (*checks.ALGORITHMS, checks.SUBGRAPH):
+        checks.check_step_name(self._fail, path + ("name",), name)
+        if name.casefold() == "main":
+            self._fail(path + ("name",), f"{name!r} is reserved (the main graph)")
+        if any(s["name"].casefold() == name.casefold() for s in self.steps):  # plots/<name>.png, any file system
+            self._fail(path + ("name",), f"{name!r} is used by an earlier step")
+        if not isinstance(run, str) or run not in (*checks.ALGORITHMS, checks.SUBGRAPH):
             self._fail(path + ("run",), f"unknown algorithm {run!r}; expected one of "
                                         f"{', '.join((*checks.ALGORITHMS, checks.SUBGRAPH))}")
         if graph is not None:
@@ -79,13 +88,18 @@ class Pipeline:
                 if key not in allowed:
                     self._fail(path + (key,), f"unknown option for {run}; allowed: "
                                               f"{', '.join((*checks.STEP_KEYS, *allowed))}")
-                checks.check_option(self._fail, path + (key,), key, value)
+                checks.check_option(self._fail, path + (key,), key, value, self.num_vertices)
+            if options.get("executor") in ("tasks", "spmd") and (self.partition is None or self.cluster is None):
+                self._fail(path + ("executor",), f"executor {options['executor']} runs on a partitioned graph on "
+                                                 f"a Dask cluster: give partition: {{parts: N}} and cluster: "
+                                                 f"{{kind: local}}, or use executor: local")
             if run in ("bfs", "sssp") and "source" not in options:
-                self._fail(path, f"{run} needs source: a vertex id")
+                self._fail(path, f"{run} needs source: a vertex id, or {checks.MAX_DEGREE}")
         self.steps.append({"name": name, "run": run, "graph": graph, "options": dict(options), "path": path})
         return self
 
     def _check_graph_ref(self, path, ref):
+        checks.check_text(self._fail, path, ref, "the name of an earlier subgraph step (or main)")
         if ref == "main":
             return
         earlier = {s["name"]: s for s in self.steps}
@@ -106,9 +120,12 @@ class Pipeline:
         key = given[0]
         value = options[key]
         if key == "vertices":
-            if not isinstance(value, list) or not all(checks._is_vertex(v) for v in value):
+            if not isinstance(value, list):
                 self._fail(path + (key,), "expected a list of vertex ids")
+            for i, v in enumerate(value):
+                checks.check_vertex(self._fail, path + (key, i), v, self.num_vertices)
             return
+        checks.check_text(self._fail, path + (key,), value, "the name of an earlier step")
         earlier = {s["name"]: s for s in self.steps}
         if value not in earlier:
             self._fail(path + (key,), f"no earlier step named {value!r}")
@@ -120,24 +137,34 @@ class Pipeline:
         return self.step(name, checks.SUBGRAPH, **options)
 
     def output(self, step, to, format=None, columns=None, _index=None):
-        """Write the result of ``step`` to ``to`` (relative to the results folder of the run)."""
+        """Write the result of ``step`` to ``to``: a path relative to the results folder of the run (no
+        ``..``, not absolute), which is where every file of a run goes."""
         path = ("outputs", len(self.outputs) if _index is None else _index)
         steps = {s["name"]: s for s in self.steps}
+        checks.check_text(self._fail, path + ("from",), step, "the name of a step")
         if step not in steps:
             self._fail(path + ("from",), f"no step named {step!r}; steps: {', '.join(steps) or 'none'}")
         if steps[step]["run"] == checks.SUBGRAPH:
             self._fail(path + ("from",), f"step {step!r} makes a graph, not a result to write")
-        checks.check_text(self._fail, path + ("to",), to, "a file path")
+        rel = checks.output_relpath(self._fail, path + ("to",), to)
         if format is not None:
             checks.check_choice(self._fail, path + ("format",), format, checks.OUTPUT_FORMATS)
-        elif not Path(to).suffix.lower() in (".csv", ".parquet", ".pq", ".npz"):
+        elif rel.suffix.lower() not in (".csv", ".parquet", ".pq", ".npz"):
             self._fail(path + ("to",), "cannot tell the format from the file name; add format: "
                                        + " | ".join(checks.OUTPUT_FORMATS))
-        if columns is not None and (not isinstance(columns, list) or not all(isinstance(c, str) for c in columns)):
-            self._fail(path + ("columns",), "expected a list of column names")
-        if any(o["to"] == to for o in self.outputs):
-            self._fail(path + ("to",), f"{to!r} is written by an earlier output too")
-        self.outputs.append({"from": step, "to": to, "format": format, "columns": columns, "path": path})
+        if columns is not None and (not isinstance(columns, list) or not columns
+                                    or not all(isinstance(c, str) for c in columns)):
+            self._fail(path + ("columns",), "expected a non-empty list of column names")
+        key = str(rel).casefold()  # one file on a case-insensitive file system too
+        for o in self.outputs:
+            other = str(o["rel"]).casefold()
+            if other == key:
+                self._fail(path + ("to",), f"{to!r} is written by an earlier output too")
+            if key.startswith(other + "/") or other.startswith(key + "/"):
+                self._fail(path + ("to",), f"{to!r} and the earlier output {o['to']!r}: one would be a file "
+                                           f"and a folder at once")
+        self.outputs.append({"from": step, "to": to, "rel": rel, "format": format, "columns": columns,
+                             "path": path})
         return self
 
     def __getattr__(self, name):
@@ -150,8 +177,9 @@ class Pipeline:
 
     # -- plan ---------------------------------------------------------------------------------------
     def output_paths(self, results):
+        """(output, its path): under ``results``, or the current folder for a run kept in memory."""
         base = Path(results) if results is not None else Path(".")
-        return [(o, checks.resolve(base, o["to"])) for o in self.outputs]
+        return [(o, base / o["rel"]) for o in self.outputs]
 
     def plan(self, results=None) -> str:
         """What a run would do, as text; touches nothing."""
@@ -160,15 +188,12 @@ class Pipeline:
         return describe_plan(self, results)
 
     def check_outputs(self, results, overwrite):
-        """Before any work: an output file (or the results folder's manifest) that exists is an error."""
-        if overwrite:
-            return
-        for o, p in self.output_paths(results):
-            if p.exists():
-                self._fail(o["path"] + ("to",), f"{p} exists; pass overwrite (dgraph run --overwrite) to replace it")
-        if results is not None and (Path(results) / "manifest.json").exists():
-            self._fail(("results",), f"{results} holds an earlier run (manifest.json); pass overwrite "
-                                     f"(dgraph run --overwrite) or choose another results folder")
+        """Before any work: the results folder can be made and written, and no file the run would write
+        there (an output, a plot, the manifest) exists, unless ``overwrite`` or an unfinished run of this
+        same pipeline left it (:mod:`dgraph.pipeline.folder`)."""
+        from .folder import check_folder  # noqa: PLC0415
+
+        check_folder(self, results, overwrite)
 
     # -- run ---------------------------------------------------------------------------------------
     def run(self, results=None, *, overwrite=False, progress=None):

@@ -1,10 +1,12 @@
 """Running a :class:`~dgraph.pipeline.pipeline.Pipeline`: the cluster, the graph, the steps in order,
 then the outputs, the per-step plots and ``manifest.json`` in the results folder.
 
-Nothing is written until every step has succeeded, and every file is
-written atomically, so a failed run leaves the results folder and the
-user's files as they were.  Progress goes to stderr: one live line per
-superstep on a terminal, a line every few seconds otherwise.
+Nothing is written until every step has succeeded; then every file is written
+into a staging folder inside the results folder and moved into place, the
+manifest last (:mod:`dgraph.pipeline.folder`), so a failed run leaves the
+user's files as they were and a killed one is recognised by its rerun.
+Progress goes to stderr: one live line per superstep on a terminal, a line
+every few seconds otherwise.
 """
 
 from __future__ import annotations
@@ -16,10 +18,9 @@ import math
 import os
 import platform
 import sys
-import tempfile
 import time
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from ..errors import DGraphError, PipelineError
 from . import checks
@@ -107,6 +108,15 @@ def _start_cluster(cluster):
 
 
 def _build_graph(p):
+    try:
+        return _make_graph(p)
+    except PipelineError:
+        raise
+    except DGraphError as e:
+        raise PipelineError(f"{p._where(('graph', 'source'))}{e}") from None
+
+
+def _make_graph(p):
     import dgraph  # noqa: PLC0415
 
     g = p.graph
@@ -138,6 +148,29 @@ def _subgraph(G, step, done):
     else:
         keep = df["vertex"][df["distance"].map(math.isfinite)]
     return G.subgraph(keep.to_numpy(), name=step["name"])
+
+
+def max_degree_vertex(G):
+    """The vertex of the largest out-degree (the first such in internal order), in the user's ids: a source
+    that reaches the graph's big component.  ``dgraph bench`` picks its default source the same way."""
+    import numpy as np  # noqa: PLC0415
+
+    from ..backend import to_numpy  # noqa: PLC0415
+    from ..errors import InputError  # noqa: PLC0415
+
+    if G.num_vertices == 0:
+        raise InputError(f"{checks.MAX_DEGREE}: the graph has no vertices")
+    return G.ids.to_user(int(np.argmax(to_numpy(G.out_degree())))).item()
+
+
+def _resolve_sources(options, G):
+    """The step's options with ``source``/``sources: max-degree`` replaced by that vertex of ``G``."""
+    out = dict(options)
+    if out.get("source") == checks.MAX_DEGREE:
+        out["source"] = max_degree_vertex(G)
+    if out.get("sources") == checks.MAX_DEGREE:
+        out["sources"] = [max_degree_vertex(G)]
+    return out
 
 
 def _graph_info(G):
@@ -181,16 +214,10 @@ def _versions():
 
 
 def _write_json(path, data):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(_json_safe(data), f, indent=2)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``data`` as JSON (into the staging folder: the move into place is the atomic step)."""
+    with open(path, "w") as f:
+        json.dump(_json_safe(data), f, indent=2)
+        f.write("\n")
 
 
 def _now():
@@ -239,9 +266,10 @@ def execute(p, results, *, overwrite=False, progress=None, source_text=None, log
                            "vertices": sub.num_vertices, "edges": sub.num_edges,
                            "wall_s": time.perf_counter() - t}
                 else:
+                    options = _resolve_sources(s["options"], graphs[on])
                     graph = target(on)
                     tracker = Progress(s, show)
-                    r = checks.algorithm_function(s["run"])(graph, on_step=tracker, **s["options"])
+                    r = checks.algorithm_function(s["run"])(graph, on_step=tracker, **options)
                     tracker.close()
                     done[s["name"]] = r
                     stats = r.stats
@@ -251,13 +279,15 @@ def execute(p, results, *, overwrite=False, progress=None, source_text=None, log
                            "bytes_exchanged": int(stats["bytes_exchanged"].sum()) if "bytes_exchanged" in stats else 0,
                            "executor": r.params.get("executor", "local"), "partitions": r.params.get("partitions", 1),
                            "phases": r.phases or None}
+                    for key in ("source", "sources"):
+                        if options.get(key) != s["options"].get(key):
+                            rec[key] = options[key]  # what max-degree picked
             except PipelineError:
                 raise
             except DGraphError as e:
                 raise PipelineError(f"{p._where(s['path'])}step {s['name']!r} ({s['run']}) failed: {e}") from None
             records.append(rec)
 
-        written = _write_outputs(p, done, folder, overwrite)
         manifest = {
             "pipeline": {"name": p.name, "file": getattr(p, "source_name", None),
                          "sha256": hashlib.sha256(source_text.encode()).hexdigest() if source_text else None,
@@ -271,32 +301,57 @@ def execute(p, results, *, overwrite=False, progress=None, source_text=None, log
             "graph": {**_graph_info(G), "source": describe_graph(p.graph)},
             "partition": _partition_info(parted["main"]) if "main" in parted else None,
             "steps": records,
-            "outputs": written,
+            "outputs": [],
         }
-        if folder is not None:
-            for rec in records:
-                if rec["run"] != checks.SUBGRAPH:
-                    rec["plot"] = str(_plot(done[rec["name"]], rec, folder / "plots" / f"{rec['name']}.png"))
-            _write_json(folder / "manifest.json", manifest)
+        if folder is not None or p.outputs:
+            _write_files(p, done, records, manifest, folder, overwrite)
         return PipelineRun(done, manifest, folder)
     finally:
         if started:
             close()
 
 
-def _write_outputs(p, done, folder, overwrite):
+def _write_files(p, done, records, manifest, folder, overwrite):
+    """Outputs, plots and the manifest, staged inside the results folder and then moved into place."""
+    from .folder import Stage  # noqa: PLC0415
+
+    stage = Stage(p, folder, overwrite)
+    try:
+        rels = []
+        for o in p.outputs:
+            manifest["outputs"].append(_write_output(p, o, done[o["from"]], stage))
+            rels.append(o["rel"])
+        if folder is not None:
+            for rec in records:
+                if rec["run"] != checks.SUBGRAPH:
+                    rel = PurePosixPath(checks.PLOTS, f"{rec['name']}.png")
+                    _plot(done[rec["name"]], rec, stage.path(rel))
+                    rec["plot"] = str(stage.final(rel))
+                    rels.append(rel)
+            rel = PurePosixPath(checks.MANIFEST)
+            _write_json(stage.path(rel), manifest)
+            rels.append(rel)
+    except OSError as e:  # a plot or the manifest (the outputs say which output failed themselves)
+        stage.abort()
+        raise PipelineError(f"{p._where(('results',))}writing the results in {stage.root} failed: "
+                            f"{e.strerror or e}") from None
+    except BaseException:
+        stage.abort()
+        raise
+    stage.commit(rels)
+
+
+def _write_output(p, o, result, stage):
     import dgraph  # noqa: PLC0415
 
-    out = []
-    for o, path in p.output_paths(folder):
-        try:
-            written = dgraph.write(done[o["from"]], path, format=o["format"], columns=o["columns"],
-                                   overwrite=overwrite)
-        except DGraphError as e:
-            raise PipelineError(f"{p._where(o['path'])}{e}") from None
-        out.append({"from": o["from"], "to": str(written), "format": o["format"] or written.suffix.lstrip("."),
-                    "bytes": _size(written)})
-    return out
+    try:
+        written = dgraph.write(result, stage.path(o["rel"]), format=o["format"], columns=o["columns"])
+    except DGraphError as e:
+        raise PipelineError(f"{p._where(o['path'])}{str(e).replace(str(stage.dir) + os.sep, '')}") from None
+    except OSError as e:
+        raise PipelineError(f"{p._where(o['path'])}writing {stage.final(o['rel'])} failed: {e.strerror or e}") from None
+    return {"from": o["from"], "to": str(stage.final(o["rel"])), "format": o["format"] or written.suffix.lstrip("."),
+            "bytes": _size(written)}
 
 
 def _plot(result, rec, path):
