@@ -86,17 +86,35 @@ def generate(kind, *, backend="numpy", seed=0, directed=False, weighted=False, n
     wspec = parse_weights(bool(weighted), params)
     p = mod.parse(params)
     xp = get_xp(backend)
-    if xp is not np:
-        from ..backend.device_memory import build_bytes, require  # noqa: PLC0415
-
-        require(build_bytes(mod.size(p)[1], directed, wspec is not None),
-                f"generate({kind_name!r}, {', '.join(f'{k}={v}' for k, v in sorted(params.items()))})")
+    _require_memory(xp, mod, p, kind_name, params, directed=directed, weighted=wspec is not None)
     src, dst, n, default_name = mod.edges(xp, seed, p, chunk=chunk)
     w = None
     if wspec is not None:
         w = edge_weights(xp, seed, len(src), wspec, chunk or (1 << 18 if xp is np else 1 << 24))
     return from_edges(src, dst, w, directed=bool(directed), num_vertices=n, self_loops=bool(self_loops),
                       name=default_name if name is None else name)
+
+
+def _require_memory(xp, mod, p, kind_name, params, *, directed, weighted):
+    """GraphTooLargeError, before any edge is made, unless generating and building the graph fits
+    on the GPU or in host memory (:mod:`dgraph.backend.device_memory`)."""
+    from ..backend import device_memory  # noqa: PLC0415
+    from ..graph.build import MAX_VERTICES  # noqa: PLC0415
+
+    n, m = mod.size(p)
+    what = f"generate({kind_name!r}, {', '.join(f'{k}={v}' for k, v in sorted(params.items()))}) " \
+           f"({n:,} vertices, {m:,} edges)"
+    if xp is np:
+        item = 4 if n < 2**31 else 8
+        # the edge arrays (and weights), the kind's own scratch, then from_edges on them
+        need = m * (2 * item + (8 if weighted else 0)) + mod.scratch_bytes(p, item) + \
+            device_memory.build_bytes(m, directed, weighted, n, device="host")
+        device_memory.require(need, what, device="host")
+    else:
+        need = device_memory.build_bytes(m, directed, weighted, n)
+        device_memory.require(need, what)
+    if n >= MAX_VERTICES:
+        raise InputError(f"{what}: graphs past 3e9 vertices are not supported yet")
 
 
 def _module(kind):

@@ -128,8 +128,10 @@ def build_graph(path, src, dst, weights, *, directed, options, vertices=None):
         src, dst = same_kind(src, dst)
     try:
         return from_edges(src, dst, weights, directed=directed, vertices=vertices, **opts)
-    except DGraphError as exc:
-        raise InputError(f"{path}: {exc}") from None
+    except FileFormatError:
+        raise
+    except DGraphError as exc:  # the same kind of error (GraphTooLargeError stays one), with the file
+        raise type(exc)(f"{path}: {exc}") from None
 
 
 def graph_name(path) -> str:
