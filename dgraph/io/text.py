@@ -5,7 +5,13 @@ Readers parse the whole file at C speed (pyarrow or pandas, see
 in :meth:`Text.lines` runs only on the error path, after a fast parse has
 failed or produced a bad value, to find the first bad line and name it (file
 and 1-based line number) in the error.  Compressed files (.gz, .bz2, .xz) are
-decompressed on open; their format is taken from the extension before it.
+decompressed on open, a block at a time and never past what this machine's
+memory can parse; their format is taken from the extension before it.
+
+What a text file may hold: UTF-8 (a byte-order mark at the start is skipped),
+lines ending in ``\n``, ``\r\n`` or a lone ``\r`` (old Mac files), and no
+NUL bytes (a NUL is the mark of a binary or UTF-16 file and is reported with
+its line).
 """
 
 from __future__ import annotations
@@ -13,13 +19,19 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
+import re
 from pathlib import Path
 
 from ..errors import FileFormatError, InputError, MissingFileError
 
-COMPRESSIONS = {".gz": gzip.decompress, ".bz2": bz2.decompress, ".xz": lzma.decompress}
+COMPRESSIONS = {".gz": gzip.GzipFile, ".bz2": bz2.BZ2File, ".xz": lzma.LZMAFile}
 COMMENT_CHARS = ("#", "%")
 BLOCK = 1 << 20
+BOM = b"\xef\xbb\xbf"
+#: bytes of memory a text file needs per byte of text before its lines are counted: the text and
+#: the parsers' buffers (the line count then sharpens it, :func:`dgraph.io.table.parse_bytes`)
+TEXT_BYTES_PER_BYTE = 3
+_LONE_CR = re.compile(rb"\r(?!\n)")
 
 
 def existing_file(path) -> Path:
@@ -59,18 +71,35 @@ class Text:
 
     @classmethod
     def open(cls, path) -> "Text":
+        """The text of ``path``: size checked against host memory before it is read, decompressed
+        within that bound, a BOM skipped, NUL bytes refused and lone CR line ends made ``\\n``."""
         p = existing_file(path)
+        codec = COMPRESSIONS.get(p.suffix.lower())
         try:
-            data = p.read_bytes()
+            size = p.stat().st_size
+            if codec is None:
+                _require_text(p, size)
+                data = p.read_bytes()
+            else:
+                data = _decompress(p, codec)
         except OSError as exc:
             raise MissingFileError(f"{p}: cannot be read ({exc.strerror or exc})") from None
-        codec = COMPRESSIONS.get(p.suffix.lower())
-        if codec is not None:
-            try:
-                data = codec(data)
-            except Exception as exc:  # noqa: BLE001 - any codec failure is a bad file
-                raise FileFormatError(p, None, f"cannot be decompressed as {p.suffix} ({exc})") from None
-        return cls(p, data)
+        text = cls(p, data, offset=len(BOM) if data.startswith(BOM) else 0)
+        text._check_bytes()
+        return text
+
+    def _check_bytes(self):
+        data = self.data
+        nul = data.find(b"\0")
+        if nul >= 0:
+            raise self.error(self.line_at(nul), f"a NUL byte (\\0) at byte {nul}: this is not a text file "
+                                                "(a binary file, or text in UTF-16/32?)")
+        if b"\r" in data and _LONE_CR.search(data):
+            self.data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+    def line_at(self, pos: int) -> int:
+        """The 1-based line number of byte ``pos``."""
+        return self.data.count(b"\n", 0, pos) + 1
 
     @property
     def body(self) -> memoryview:
@@ -126,11 +155,58 @@ class Text:
         return None
 
 
+def _require_text(path, nbytes, *, inflated=False, have=None):
+    from ..backend.device_memory import require_host  # noqa: PLC0415
+
+    what = (f"reading {path} (more than {nbytes:,} bytes of text once decompressed)" if inflated else
+            f"reading {path} ({nbytes:,} bytes of text)")
+    require_host(TEXT_BYTES_PER_BYTE * nbytes, what, have=have,
+                 advice="read it in parts (dask.dataframe.read_csv) and build the graph with "
+                        "dgraph.from_dask_dataframe(...)")
+
+
+def _decompress(path, codec) -> bytes:
+    """The decompressed bytes of ``path``, read a block at a time: past a third of the memory this
+    process can take (the text and its parse), GraphTooLargeError before the next block."""
+    import zlib  # noqa: PLC0415
+
+    from ..backend.device_memory import host_available  # noqa: PLC0415
+
+    have = host_available()
+    limit = have[0] // TEXT_BYTES_PER_BYTE
+    parts, total = [], 0
+    try:
+        with codec(path, "rb") as f:
+            while True:
+                chunk = f.read(max(1, min(16 * BLOCK, limit + 1 - total)))
+                if not chunk:
+                    break
+                parts.append(chunk)
+                total += len(chunk)
+                if total > limit:
+                    parts.clear()
+                    _require_text(path, total, inflated=True, have=have)  # raises: 3 * total > have
+    except (OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
+        if isinstance(exc, OSError) and exc.errno is not None:
+            raise
+        raise FileFormatError(path, None, f"cannot be decompressed as {path.suffix} ({exc})") from None
+    return b"".join(parts)
+
+
 def _decode(raw: bytes):
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def quoted(token, limit: int = 60) -> str:
+    """``repr(token)`` for a message, cut to about ``limit`` characters (a field can be megabytes)."""
+    if not isinstance(token, str):
+        return repr(token)
+    if len(token) <= limit:
+        return repr(token)
+    return repr(token[:limit]) + f"... ({len(token):,} characters)"
 
 
 def is_comment_bytes(raw: bytes) -> bool:
