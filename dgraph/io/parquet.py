@@ -159,7 +159,7 @@ def _int_ids(path, col, name):
     ok &= (arr >= -2.0 ** 63) & (arr < 2.0 ** 63)
     if not ok.all():
         row = int(np.argmin(ok))
-        raise _at(path, name, row, f"vertex id {arr[row]!r} is not an integer within int64 (float ids must be "
+        raise _at(path, name, row, f"vertex id {float(arr[row])!r} is not an integer within int64 (float ids must be "
                                    "integral and below 2**63; ids must be integers or strings)")
     return arr.astype(np.int64)
 
