@@ -40,6 +40,8 @@ def read_edgelist(path, *, directed=False, weighted=None, sep=None, header=None,
     if header is None:
         header = _looks_like_header(text, sep, named=any(isinstance(c, str) for c in (src, dst, weight)))
     first = next(data_lines(text, sep), (None, None))
+    if first[0] is not None and not isinstance(first[1], list):  # not UTF-8, or an unclosed quote
+        raise text.error(first[0], str(first[1]) if first[1] is not None else "the line is not valid UTF-8 text")
     n_first = len(first[1]) if first[1] is not None else None
     if n_first is not None and (n_first < 2 or (n_first > 3 and src is None and dst is None and weight is None)):
         raise text.error(first[0], f"expected 2 or 3 fields (source target [weight]), found {n_first}"
@@ -82,12 +84,12 @@ def _id_positions(src, dst):
 def _looks_like_header(text, sep, named) -> bool:
     lines = data_lines(text, sep)
     first = next(lines, (None, None))[1]
-    if not first or any(_is_number(f) for f in first):
+    if not isinstance(first, list) or not first or any(_is_number(f) for f in first):
         return False
     if named or all(f.strip().lower() in HEADER_NAMES for f in first):
         return True
     second = next(lines, (None, None))[1]
-    return bool(second) and any(_is_number(f) for f in second[:2])
+    return isinstance(second, list) and any(_is_number(f) for f in second[:2])
 
 
 def _is_number(token: str) -> bool:

@@ -1,5 +1,6 @@
 """LDBC Graphalytics graphs: ``<name>.v`` (one vertex id a line), ``<name>.e`` (``src dst [weight]``)
-and, when present, ``<name>.properties`` (directedness, edge properties).
+and, when present, ``<name>.properties`` (directedness, edge properties).  ``<name>.e.gz`` (or .bz2,
+.xz) is read with ``<name>.v.gz`` beside it, else ``<name>.v``.
 
 The vertex set comes from the ``.v`` file, so isolated vertices are kept and
 every result maps back to the ids of the file.  An edge whose vertex is not
@@ -17,14 +18,20 @@ from .columns import (IdColumn, build_graph, check_ids_mode, checked_weights, ex
                       use_weights)
 from .properties import directed_property, read_properties, weighted_property
 from .table import ParseFailed, data_lines, detect_sep, line_of_row, parse_table, require_parse
-from .text import Text, existing_file, quoted
+from .text import COMPRESSIONS, Text, existing_file, quoted
 
 
 def graph_files(path):
-    """``(base, .e path, .v path, .properties path)`` for a path to the .e, .v, .properties or the base name."""
+    """``(base, .e path, .v path, .properties path)`` for a path to the .e, .v, .properties or the base
+    name; a compressed ``g.e.gz`` pairs with ``g.v.gz`` (else ``g.v``)."""
     p = Path(path).expanduser()
+    zipped = p.suffix.lower() if p.suffix.lower() in COMPRESSIONS else ""
+    if zipped:
+        p = p.with_suffix("")
     base = p.with_suffix("") if p.suffix in (".e", ".v", ".properties") else p
-    e, v = base.with_name(base.name + ".e"), base.with_name(base.name + ".v")
+    e, v = base.with_name(base.name + ".e" + zipped), base.with_name(base.name + ".v" + zipped)
+    if zipped and not v.exists() and base.with_name(base.name + ".v").exists():
+        v = base.with_name(base.name + ".v")
     return base, e, v, base.with_name(base.name + ".properties")
 
 
@@ -94,9 +101,11 @@ def _read_edges(e_path, weighted, ids):
     """``([source IdColumn, target IdColumn], weights or None)`` of the .e file."""
     text = Text.open(e_path).skip_comments()
     sep = detect_sep(text.first_data_line())
-    first = next(data_lines(text, sep), (None, None))[1]
+    line, first = next(data_lines(text, sep), (None, None))
     n_first = len(first) if isinstance(first, list) else None
     names = ["source", "target", "weight"]
+    if n_first is not None and n_first not in (2, 3):
+        raise text.error(line, f"expected 2 or 3 fields (source target [weight]), found {n_first}")
     require_parse(text, n_first or 2)
     try:
         table = parse_table(text, sep, ids_as_text=ids == "str")

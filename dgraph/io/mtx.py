@@ -90,9 +90,9 @@ def read_mtx(path, *, directed=None, weighted=None, **graph_options):
         fail(text, " ", check, False, f"cannot be parsed as Matrix Market entries: {exc}")
     if table.nrows != nnz:
         raise text.error(size_line_no, f"the size line says {nnz} entries but the file has {table.nrows}")
-    if nnz == 0:
+    if nnz == 0:  # no entries; a real or integer matrix is still weighted
         rows = cols = np.empty(0, np.int64)
-        vals = None
+        vals = None if nfields == 2 else np.empty(0, np.int64 if field == "integer" else np.float64)
     else:
         if table.ncols != nfields:
             fail(text, " ", check, False, f"expected {nfields} fields per entry")

@@ -72,12 +72,15 @@ def _require_read(path, meta, columns):
     from ..backend.device_memory import require_host  # noqa: PLC0415
 
     chunk_bytes = 0
-    for g in range(meta.num_row_groups):
-        rg = meta.row_group(g)
-        for c in range(rg.num_columns):
-            cc = rg.column(c)
-            if cc.path_in_schema in columns:
-                chunk_bytes += max(0, cc.total_uncompressed_size)
+    try:
+        for g in range(meta.num_row_groups):
+            rg = meta.row_group(g)
+            for c in range(rg.num_columns):
+                cc = rg.column(c)
+                if cc.path_in_schema in columns:
+                    chunk_bytes += max(0, cc.total_uncompressed_size)
+    except Exception as exc:  # noqa: BLE001 - a damaged footer (bad UTF-8, bad offsets...)
+        raise FileFormatError(path, None, f"not a readable Parquet file ({type(exc).__name__}: {exc})") from None
     need = PARQUET_BYTES_PER_VALUE * meta.num_rows * len(columns) + PARQUET_BYTES_PER_BYTE * chunk_bytes
     require_host(need, f"reading {path} ({meta.num_rows:,} rows)",
                  advice="read it in parts (dask.dataframe.read_parquet) and build the graph with "

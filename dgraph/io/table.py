@@ -30,7 +30,7 @@ import re
 
 import numpy as np
 
-from .text import Text, strip_comment
+from .text import Text, is_valid, strip_comment
 
 SEPARATORS = {" ": "whitespace", "\t": "tab", ",": "comma"}
 WHITESPACE = " \t"
@@ -39,6 +39,7 @@ NUMBER_PATTERN = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 INT_TOKEN = re.compile(INT_PATTERN + r"\Z")
 NUMBER_TOKEN = re.compile(NUMBER_PATTERN + r"\Z")
 INT64_MAX = np.iinfo(np.int64).max
+_BLANKISH = re.compile(rb"(?m)^[ \t]+(?=\r?$)")
 #: host bytes of a parse, per byte of text and per field (measured peak RSS: 55-130 B a line of two
 #: integers, pyarrow to pandas) and per name kept as a Python string (110-130 B)
 PARSE_BYTES_PER_BYTE = 2
@@ -95,17 +96,21 @@ def split_fields(line: str, sep: str) -> list[str]:
     return [f.strip(WHITESPACE) for f in line.split(sep)]
 
 
-def split_csv(line: str) -> list[str]:
+def split_csv(line: str, comments: bool = False) -> list[str]:
     """Comma-separated fields: a field starting with ``"`` runs to the next lone ``"`` (``""`` is a
-    quote), what follows it up to the comma is kept; an unclosed quote is a FieldError."""
+    quote), what follows it up to the comma is kept; an unclosed quote is a FieldError.  With
+    ``comments``, a ``#`` outside quotes ends the line (inside quotes it is text)."""
     if '"' not in line:
+        if comments:
+            line = strip_comment(line)
         return [f.strip(WHITESPACE) for f in line.split(",")]
     fields, i, n = [], 0, len(line)
     while True:
         while i < n and line[i] in WHITESPACE:
             i += 1
+        out = []
         if i < n and line[i] == '"':
-            out, i = [], i + 1
+            i += 1
             while True:
                 j = line.find('"', i)
                 if j < 0:
@@ -117,16 +122,23 @@ def split_csv(line: str) -> list[str]:
                     continue
                 i = j + 1
                 break
-            end = line.find(",", i)
-            end = n if end < 0 else end
-            fields.append(("".join(out) + line[i:end]).strip(WHITESPACE))
-        else:
-            end = line.find(",", i)
-            end = n if end < 0 else end
-            fields.append(line[i:end].strip(WHITESPACE))
+        end = line.find(",", i)
+        end = n if end < 0 else end
+        if comments:
+            hash_at = line.find("#", i, end)
+            if hash_at >= 0:
+                n = end = hash_at
+        fields.append(("".join(out) + line[i:end]).strip(WHITESPACE))
         if end >= n:
             return fields
         i = end + 1
+
+
+def cut_comment(line: str, sep: str) -> str:
+    """``line`` without its comment (``%`` first, or ``#`` anywhere; with commas, outside quotes)."""
+    if sep == "," and '"' in line and not line.startswith("%"):
+        return line  # split_csv(..., comments=True) cuts it
+    return strip_comment(line)
 
 
 # -- sizes -------------------------------------------------------------------------------------
@@ -161,14 +173,14 @@ def parse_table(text: Text, sep: str, *, header: bool = False, id_columns=(0, 1)
     if text.first_data_line() is None:
         return Table([] if header else None, [])
     if header:  # the names from the first line; the rest parsed as data, its width checked
-        line = strip_comment(text.first_data_line() or "")
+        line = cut_comment(text.first_data_line() or "", sep)
         try:
-            names = split_fields(line, sep)
+            names = split_csv(line, comments=True) if sep == "," else split_fields(line, sep)
         except FieldError as exc:
             raise ParseFailed(f"the header line: {exc}") from None
         end = text.data.find(b"\n", text.offset)
         rest = Text(text.path, text.data, len(text.data) if end < 0 else end + 1, text.first_line + 1)
-        table = parse_table(rest.skip_comments(), sep, id_columns=id_columns, ids_as_text=ids_as_text)
+        table = parse_table(rest.skip_comments(bom=False), sep, id_columns=id_columns, ids_as_text=ids_as_text)
         if table.ncols and table.ncols != len(names):
             raise ParseFailed(f"the header names {len(names)} columns, the lines hold {table.ncols}")
         return Table(names, table.columns)
@@ -219,42 +231,56 @@ def _by_pyarrow(text, sep, id_columns, ids_as_text):
         return pcsv.ConvertOptions(null_values=[], strings_can_be_null=False, true_values=[],
                                    false_values=[], column_types=types or {})
 
+    types = {}
     if ids_as_text:
         first = pcsv.read_csv(pa.py_buffer(_first_lines(text)), read_options=read, parse_options=parse,
                               convert_options=convert())
-        table = pcsv.read_csv(buf, read_options=read, parse_options=parse, convert_options=convert(
-            {first.column_names[i]: pa.string() for i in id_columns if i < first.num_columns}))
-    else:
-        table = pcsv.read_csv(buf, read_options=read, parse_options=parse, convert_options=convert())
+        types = {first.column_names[i]: pa.string() for i in id_columns if i < first.num_columns}
+    table = pcsv.read_csv(buf, read_options=read, parse_options=parse, convert_options=convert(types))
     hexy = _maybe_hex(text)
+    plus = _contains(text, b"+")  # pyarrow reads +5 as a float: such columns get the integer rule here
     text_cols = {}
     for i, t in enumerate(table.schema.types):
-        ident = i in id_columns
-        if ident and not (pt.is_integer(t) and not pt.is_unsigned_integer(t)) and not pt.is_string(t):
-            text_cols[table.column_names[i]] = pa.string()  # floats, uint64, dates...: the tokens
-        elif pt.is_integer(t) and hexy:
-            text_cols[table.column_names[i]] = pa.string()  # checked for hex below
-        elif not (pt.is_integer(t) or pt.is_floating(t) or pt.is_string(t)):
+        if pt.is_string(t):
+            continue
+        signed = pt.is_integer(t) and not pt.is_unsigned_integer(t)
+        if i in id_columns:
+            retext = not signed or hexy  # floats, uint64, dates...: the tokens decide
+        else:
+            retext = (pt.is_integer(t) and hexy) or (pt.is_floating(t) and plus) or \
+                not (pt.is_integer(t) or pt.is_floating(t))
+        if retext:
             text_cols[table.column_names[i]] = pa.string()
     if text_cols:
-        table = pcsv.read_csv(buf, read_options=read, parse_options=parse, convert_options=convert(text_cols))
+        table = pcsv.read_csv(buf, read_options=read, parse_options=parse,
+                              convert_options=convert({**types, **text_cols}))
     columns = []
     for i, col in enumerate(table.columns):
         if pt.is_string(col.type) or pt.is_large_string(col.type):
             if len(col) and _any_empty_or_multiline(col):
                 raise ParseFailed("empty fields (runs of separators), or a quote not closed on its line")
-            if table.column_names[i] in text_cols and not (ids_as_text and i in id_columns):
-                ints = _decimal_ints(col)
-                if ints is not None:
-                    columns.append(ints)
-                    continue
-            _require_names(text, len(col), col.nbytes)
-            columns.append(col.to_numpy(zero_copy_only=False).astype(object, copy=False))
+            columns.append(_text_column(text, col, i in id_columns, ids_as_text))
         elif pt.is_integer(col.type):
             columns.append(_int_array(col.to_numpy()))
         else:
             columns.append(col.to_numpy().astype(np.float64, copy=False))
     return Table(None, columns)
+
+
+def _text_column(text, col, ident, ids_as_text):
+    """A pyarrow string column -> int64 (all decimal integers within int64), float64 (all numbers;
+    not for ids) or str objects (trimmed of spaces and tabs)."""
+    col = _trimmed(col)
+    if not (ident and ids_as_text):
+        ints = _decimal_ints(col)
+        if ints is not None:
+            return ints
+        if not ident:
+            floats = _decimal_floats(col)
+            if floats is not None:
+                return floats
+    _require_names(text, len(col), col.nbytes)
+    return col.to_numpy(zero_copy_only=False).astype(object, copy=False)
 
 
 def _first_lines(text, count=64):
@@ -293,6 +319,21 @@ def _decimal_ints(col):
         return None  # past int64: the reader reports it at its line
 
 
+def _decimal_floats(col):
+    """A string column as float64 when every value is a decimal number (NUMBER_PATTERN; inf and
+    nan words too, which the readers then refuse at their line); else None."""
+    import pyarrow as pa  # noqa: PLC0415
+    import pyarrow.compute as pc  # noqa: PLC0415
+
+    ok = pc.match_substring_regex(col, "^(" + NUMBER_PATTERN + "|[+-]?(?i:inf|infinity|nan))$")
+    if len(col) == 0 or not bool(pc.all(ok).as_py()):
+        return None
+    try:
+        return pc.cast(col, pa.float64()).to_numpy()
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+
+
 def _int_array(a):
     if a.dtype.kind == "u":
         if len(a) and a.max() > INT64_MAX:
@@ -305,6 +346,8 @@ def _by_pandas(text, sep, id_columns, ids_as_text):
     import pandas as pd  # noqa: PLC0415
 
     data = text.data[text.offset:]
+    if _BLANKISH.search(data):  # lines of only spaces and tabs are blank (pandas splits them with a tab)
+        data = _BLANKISH.sub(b"", data)
     if data.startswith(b"%"):
         data = b"#" + data[1:]
     if b"\n%" in data:
@@ -316,10 +359,13 @@ def _by_pandas(text, sep, id_columns, ids_as_text):
         kw["skipinitialspace"] = True
     try:
         df = pd.read_csv(io.BytesIO(data), **kw)
+        # pandas reads "9\f" as 9 (C isspace around numbers): with \v or \f in the text every
+        # column is read as text and given the rules here (whitespace is space and tab only)
+        odd_space = b"\x0b" in data or b"\x0c" in data
         text_cols = {df.columns[i]: str for i in id_columns
-                     if i < df.shape[1] and (ids_as_text or df.dtypes.iloc[i].kind != "i")}
+                     if i < df.shape[1] and (ids_as_text or odd_space or df.dtypes.iloc[i].kind != "i")}
         text_cols.update({df.columns[i]: str for i in range(df.shape[1])
-                          if df.dtypes.iloc[i].kind not in "iuf" and i not in id_columns})
+                          if (odd_space or df.dtypes.iloc[i].kind not in "iuf") and i not in id_columns})
         if text_cols:
             df = pd.read_csv(io.BytesIO(data), dtype=text_cols, **kw)
     except pd.errors.EmptyDataError:
@@ -334,12 +380,12 @@ def _by_pandas(text, sep, id_columns, ids_as_text):
         elif s.dtype.kind == "f":
             columns.append(s.to_numpy(dtype=np.float64))
         else:
-            columns.append(_text_column(text, s, keep_text=ids_as_text and i in id_columns))
+            columns.append(_pandas_text(text, s, i in id_columns, ids_as_text))
     return Table(None, columns)
 
 
-def _text_column(text, s, keep_text):
-    """A pandas column of strings -> int64 (all decimal integers within int64) or str objects."""
+def _pandas_text(text, s, ident, ids_as_text):
+    """A pandas column of strings -> what :func:`_text_column` makes of it."""
     import pyarrow as pa  # noqa: PLC0415
 
     try:
@@ -348,12 +394,7 @@ def _text_column(text, s, keep_text):
         col = pa.array(s.astype(str).to_numpy(dtype=object), type=pa.string())
     if len(col) and _any_empty_or_multiline(_trimmed(col)):
         raise ParseFailed("a line has fewer fields than the first one, or a quote not closed on its line")
-    if not keep_text:
-        ints = _decimal_ints(col)
-        if ints is not None:
-            return ints
-    _require_names(text, len(col), col.nbytes)
-    return _trimmed(col).to_numpy(zero_copy_only=False).astype(object, copy=False)
+    return _text_column(text, col, ident, ids_as_text)
 
 
 def _trimmed(col):
@@ -365,19 +406,20 @@ def _trimmed(col):
 # -- the error path: find the line ---------------------------------------------------------------
 def data_lines(text: Text, sep: str, header: bool = False):
     """``(line number, fields)`` of every data line (header line skipped); fields is None
-    for a line that is not valid UTF-8, a FieldError for a line that cannot be split."""
+    for a line whose data (not its comment) is not valid UTF-8, a FieldError for a line that
+    cannot be split."""
     seen_header = not header
-    for first, lines, plain in text.blocks():
+    for first, lines, plain, valid in text.blocks():
         for lineno, line in enumerate(lines, start=first):
-            if line is None:
+            if not plain:
+                line = cut_comment(line, sep)
+            if not line.strip(WHITESPACE) or (sep == "," and line.lstrip(WHITESPACE).startswith("#")):
+                continue
+            if not valid and not is_valid(line):
                 yield lineno, None
                 continue
-            if not plain:
-                line = strip_comment(line)
-            if not line.strip(WHITESPACE):
-                continue
             try:
-                fields = split_fields(line, sep)
+                fields = split_csv(line, comments=True) if sep == "," else split_fields(line, sep)
             except FieldError as exc:
                 fields = exc
             if not seen_header:

@@ -8,7 +8,8 @@ and 1-based line number) in the error.  Compressed files (.gz, .bz2, .xz) are
 decompressed on open, a block at a time and never past what this machine's
 memory can parse; their format is taken from the extension before it.
 
-What a text file may hold: UTF-8 (a byte-order mark at the start is skipped),
+What a text file may hold: UTF-8 (a byte-order mark at the start, or where the
+data starts after leading comments, is skipped),
 lines ending in ``\n``, ``\r\n`` or a lone ``\r`` (old Mac files), and no
 NUL bytes (a NUL is the mark of a binary or UTF-16 file and is reported with
 its line).
@@ -89,13 +90,12 @@ class Text:
         return text
 
     def _check_bytes(self):
-        data = self.data
-        nul = data.find(b"\0")
+        if b"\r" in self.data and _LONE_CR.search(self.data):
+            self.data = self.data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        nul = self.data.find(b"\0")
         if nul >= 0:
             raise self.error(self.line_at(nul), f"a NUL byte (\\0) at byte {nul}: this is not a text file "
                                                 "(a binary file, or text in UTF-16/32?)")
-        if b"\r" in data and _LONE_CR.search(data):
-            self.data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
 
     def line_at(self, pos: int) -> int:
         """The 1-based line number of byte ``pos``."""
@@ -109,10 +109,11 @@ class Text:
         return FileFormatError(self.path, line, message)
 
     def blocks(self):
-        """``(first line number, lines, plain)`` for blocks of about 1 MiB of whole lines from
-        ``offset`` on; a line that is not valid UTF-8 is ``None``; ``plain`` says the block
-        has no ``#`` or ``%`` (no comments to look for).  Line scans run over whole files on
-        the error path, so their cost per line matters."""
+        """``(first line number, lines, plain, valid)`` for blocks of about 1 MiB of whole lines
+        from ``offset`` on; ``plain`` says the block has no ``#`` or ``%`` (no comments to look
+        for); ``valid`` that it is UTF-8 (else bytes that are not are decoded as lone surrogates,
+        see :func:`is_valid`: a comment may hold them, data may not).  Line scans run over whole
+        files on the error path, so their cost per line matters."""
         data, pos, lineno = self.data, self.offset, self.first_line
         n = len(data)
         while pos < n:
@@ -120,32 +121,37 @@ class Text:
             end = n if end < 0 else end + 1
             chunk = data[pos:end]
             try:
-                lines = chunk.decode("utf-8").split("\n")
+                lines, valid = chunk.decode("utf-8").split("\n"), True
             except UnicodeDecodeError:
-                lines = [_decode(raw) for raw in chunk.split(b"\n")]
+                lines, valid = chunk.decode("utf-8", "surrogateescape").split("\n"), False
             if chunk.endswith(b"\n"):
                 lines.pop()
             if b"\r" in chunk:
-                lines = [None if line is None else line.rstrip("\r") for line in lines]
-            yield lineno, lines, b"#" not in chunk and b"%" not in chunk
+                lines = [line.rstrip("\r") for line in lines]
+            yield lineno, lines, b"#" not in chunk and b"%" not in chunk, valid
             pos, lineno = end, lineno + len(lines)
 
     def lines(self):
-        """``(line number, text)`` of every line from ``offset`` on; invalid UTF-8 gives ``None`` text."""
-        for first, lines, _ in self.blocks():
+        """``(line number, text)`` of every line from ``offset`` on (bytes that are not UTF-8 as
+        lone surrogates)."""
+        for first, lines, _, _ in self.blocks():
             yield from enumerate(lines, start=first)
 
-    def skip_comments(self) -> "Text":
-        """Move ``offset`` past leading blank and comment (``#``, ``%``) lines."""
+    def skip_comments(self, bom=True) -> "Text":
+        """Move ``offset`` past leading blank and comment (``#``, ``%``) lines (and a BOM where the
+        data starts, unless ``bom=False``)."""
         data, pos, line = self.data, self.offset, self.first_line
         while pos < len(data):
             end = data.find(b"\n", pos)
             end = len(data) if end < 0 else end + 1
-            stripped = data[pos:end].strip()
+            stripped = data[pos:end].strip(b" \t\r\n")
             if stripped and not is_comment_bytes(data[pos:end]):
                 break
             pos, line = end, line + 1
         self.offset, self.first_line = pos, line
+        if bom and data.startswith(BOM, pos):  # a BOM where the data starts (files joined after a header)
+            self.offset += len(BOM)
+            self.skip_comments(bom=False)  # the rest of its line may be blank or a comment
         return self
 
     def first_data_line(self) -> str | None:
@@ -193,11 +199,13 @@ def _decompress(path, codec) -> bytes:
     return b"".join(parts)
 
 
-def _decode(raw: bytes):
+def is_valid(line: str) -> bool:
+    """Whether a line of :meth:`Text.blocks` was valid UTF-8 (no lone surrogates)."""
     try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def quoted(token, limit: int = 60) -> str:
@@ -210,7 +218,7 @@ def quoted(token, limit: int = 60) -> str:
 
 
 def is_comment_bytes(raw: bytes) -> bool:
-    return raw.startswith(b"%") or raw.lstrip().startswith(b"#")
+    return raw.startswith(b"%") or raw.lstrip(b" \t").startswith(b"#")
 
 
 def strip_comment(text: str) -> str:
