@@ -86,7 +86,7 @@ def generate(kind, *, backend="numpy", seed=0, directed=False, weighted=False, n
     wspec = parse_weights(bool(weighted), params)
     p = mod.parse(params)
     xp = get_xp(backend)
-    _require_memory(xp, mod, p, kind_name, params, directed=directed, weighted=wspec is not None)
+    _require_memory(xp, mod, p, kind_name, params, directed=directed, weighted=wspec is not None, chunk=chunk)
     src, dst, n, default_name = mod.edges(xp, seed, p, chunk=chunk)
     w = None
     if wspec is not None:
@@ -95,7 +95,7 @@ def generate(kind, *, backend="numpy", seed=0, directed=False, weighted=False, n
                       name=default_name if name is None else name)
 
 
-def _require_memory(xp, mod, p, kind_name, params, *, directed, weighted):
+def _require_memory(xp, mod, p, kind_name, params, *, directed, weighted, chunk=None):
     """GraphTooLargeError, before any edge is made, unless generating and building the graph fits
     on the GPU or in host memory (:mod:`dgraph.backend.device_memory`)."""
     from ..backend import device_memory  # noqa: PLC0415
@@ -107,7 +107,9 @@ def _require_memory(xp, mod, p, kind_name, params, *, directed, weighted):
     if xp is np:
         item = 4 if n < 2**31 else 8
         # the edge arrays (and weights), the kind's own scratch, then from_edges on them
-        need = m * (2 * item + (8 if weighted else 0)) + mod.scratch_bytes(p, item) + \
+        wchunk = min(m, chunk or (1 << 18))  # the weights' hash scratch, a chunk at a time
+        need = m * (2 * item + (8 if weighted else 0)) + (24 * wchunk if weighted else 0) + \
+            mod.scratch_bytes(p, item, chunk) + \
             device_memory.build_bytes(m, directed, weighted, n, device="host")
         device_memory.require(need, what, device="host")
     else:

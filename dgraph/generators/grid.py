@@ -66,7 +66,7 @@ def size(p):
     return r * c, r * (c - 1) + c * (r - 1)
 
 
-def scratch_bytes(p, item):
+def scratch_bytes(p, item, chunk=None):
     """Host bytes besides the edge arrays: the index ranges they are cut from and ``+1``/``+cols`` copies."""
     return 4 * p["rows"] * p["cols"] * item
 

@@ -167,10 +167,10 @@ def size(p):
     return n, p["edgefactor"] * n
 
 
-def scratch_bytes(p, item):
+def scratch_bytes(p, item, chunk=None):
     """Host bytes besides the edge arrays: the vertex permutation and one chunk's scratch."""
-    n = 1 << p["scale"]
-    return (n * item if p["permute"] else 0) + 40 * default_chunk(np)
+    n, m = size(p)
+    return (n * item if p["permute"] else 0) + 48 * min(m, chunk or default_chunk(np))
 
 
 def edges(xp, seed, p, chunk=None):

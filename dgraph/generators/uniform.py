@@ -64,9 +64,9 @@ def size(p):
     return p["n"], p["m"]
 
 
-def scratch_bytes(p, item):
+def scratch_bytes(p, item, chunk=None):
     """Host bytes besides the edge arrays: one chunk's random bits."""
-    return 48 * (1 << 18)
+    return 48 * min(p["m"], chunk or (1 << 18))
 
 
 def edges(xp, seed, p, chunk=None):

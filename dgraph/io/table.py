@@ -40,10 +40,11 @@ INT_TOKEN = re.compile(INT_PATTERN + r"\Z")
 NUMBER_TOKEN = re.compile(NUMBER_PATTERN + r"\Z")
 INT64_MAX = np.iinfo(np.int64).max
 _BLANKISH = re.compile(rb"(?m)^[ \t]+(?=\r?$)")
-#: host bytes of a parse, per byte of text and per field (measured peak RSS: 55-130 B a line of two
-#: integers, pyarrow to pandas) and per name kept as a Python string (110-130 B)
-PARSE_BYTES_PER_BYTE = 2
-PARSE_BYTES_PER_FIELD = 64
+#: host bytes of a parse, per byte of text and per field (measured peak RSS, 2M lines of two integers:
+#: 85 B a line by pyarrow, 163 by pandas, which copies the text; docs/bench-scripts/host-memory.py) and
+#: per name kept as a Python string (110-130 B)
+PARSE_BYTES_PER_BYTE = 3
+PARSE_BYTES_PER_FIELD = 72
 NAME_BYTES = 128
 
 
