@@ -18,7 +18,6 @@ import gzip
 import json
 import math
 import os
-import random
 import re
 import select
 import subprocess
@@ -162,7 +161,7 @@ def csv_fields(line):
     """Comma fields (quotes as in RFC 4180, one line), '#' outside quotes ends the line; None when the
     line is only a comment."""
     fields, i, n = [], 0, len(line)
-    cur, quoted_done = [], False
+    cur = []
     state = "start"
     while i <= n:
         c = line[i] if i < n else None
@@ -354,9 +353,7 @@ def ref_edgelist(data, ext, weighted=None, directed=False, ids="auto"):
     if rows:
         first = rows[0][1]
         if first and not any(is_number(t) for t in first):
-            if all(t.strip().lower() in HEADER_NAMES for t in first):
-                header = True
-            elif len(rows) > 1 and any(is_number(t) for t in rows[1][1][:2]):
+            if all(t.strip().lower() in HEADER_NAMES for t in first) or len(rows) > 1 and any(is_number(t) for t in rows[1][1][:2]):
                 header = True
     names = None
     if rows and not 2 <= len(rows[0][1]) <= 3:
@@ -534,7 +531,7 @@ def base_graphalytics(rng):
     for _ in range(8):
         n = rng.randint(1, 15)
         named = rng.random() < 0.3
-        ids = [f"n{i}" for i in range(n)] if named else rng.sample(range(0, 40), n)
+        ids = [f"n{i}" for i in range(n)] if named else rng.sample(range(40), n)
         m = rng.randint(0, 12)
         weighted = rng.random() < 0.5
         edges = [(rng.choice(ids), rng.choice(ids), f"{rng.uniform(0, 9):.3f}") for _ in range(m)]

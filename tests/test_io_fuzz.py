@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from fuzz_io import (RefGraph, Refused, Worker, base_edgelists, base_graphalytics, base_mtx, big_edgelist, gz, mutate,
-                     mutate_text, ref_edgelist, ref_graphalytics, ref_mtx, same, write_bomb)
+                     ref_edgelist, ref_graphalytics, ref_mtx, same, write_bomb)
 
 pytestmark = pytest.mark.slow
 

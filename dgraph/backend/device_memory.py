@@ -149,8 +149,10 @@ def require(nbytes, what, *, have=None, device="gpu", advice=None):
     where = (f"memory, and this machine has {_fmt(free)} available of {_fmt(total)}" if host else
              f"GPU memory, and this GPU has {_fmt(free)} free of {_fmt(total)}")
     remedies = HOST_ADVICE if host else GPU_ADVICE
-    if advice:
-        remedies = f"{advice[0].upper()}{advice[1:]}; or {remedies[0].lower()}{remedies[1:]}"
+    if advice:  # the caller's remedy first; on the host the other one is more memory
+        rest = "use a machine with more memory" if host and "dask" in advice.lower() else \
+            f"{remedies[0].lower()}{remedies[1:]}"
+        remedies = f"{advice[0].upper()}{advice[1:]}; or {rest}"
     raise GraphTooLargeError(f"{what} needs about {_fmt(nbytes)} of {where}. {remedies}")
 
 

@@ -188,9 +188,7 @@ def parse_table(text: Text, sep: str, *, header: bool = False, id_columns=(0, 1)
     if _pyarrow_can_read(text, sep):
         try:
             return _by_pyarrow(text, sep, id_columns, ids_as_text)
-        except ParseFailed:
-            pass
-        except Exception:  # noqa: BLE001 - any pyarrow failure: the general parser decides
+        except Exception:  # noqa: BLE001, S110 - any pyarrow failure: the general parser decides
             pass
     return _by_pandas(text, sep, id_columns, ids_as_text)
 
