@@ -20,6 +20,33 @@ def test_require_names_sizes_and_remedies():
     assert isinstance(e.value, dgraph.DGraphError) and isinstance(e.value, MemoryError)
 
 
+def test_host_refuses_what_cannot_fit_with_the_sizes():
+    with pytest.raises(dgraph.GraphTooLargeError) as e:
+        device_memory.require(5 * 2**30, "building graph g (10 vertices, 3 edges)", device="host",
+                              have=(2**30, 8 * 2**30), advice="pass renumber=True")
+    msg = str(e.value)
+    assert "building graph g (10 vertices, 3 edges) needs about 5.0 GiB of memory" in msg
+    assert "this machine has 1.0 GiB available of 8.0 GiB" in msg
+    assert msg.index("Pass renumber=True") < msg.index("more memory") and "generate_partitioned" in msg
+    assert device_memory.require(10, "x", device="host", have=(100, 1000)) is None
+
+
+def test_host_available_is_below_the_address_space_limit():
+    import resource
+
+    free, total = device_memory.host_available()
+    assert 0 < free <= total
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        assert free <= soft
+
+
+def test_build_estimate_counts_vertices_and_renumbering():
+    base = device_memory.build_bytes(1000, directed=True, weighted=False, device="host")
+    assert device_memory.build_bytes(1000, True, False, 10**6, device="host") >= base + 16 * 10**6
+    assert device_memory.build_bytes(1000, True, False, renumber=True, device="host") > base
+
+
 def test_build_estimate_grows_with_edges_and_weights():
     small = device_memory.build_bytes(1000, directed=True, weighted=False)
     assert device_memory.build_bytes(1000, directed=False, weighted=False) > small
@@ -34,7 +61,8 @@ def test_gpu_refuses_a_graph_it_cannot_hold(monkeypatch):
     import cupy as cp
 
     before = cp.get_default_memory_pool().used_bytes()
-    with pytest.raises(dgraph.GraphTooLargeError, match=r"generate\('rmat', edgefactor=16, scale=34\) needs about"):
+    with pytest.raises(dgraph.GraphTooLargeError, match=r"generate\('rmat', edgefactor=16, scale=34\) "
+                                                     r"\(17,179,869,184 vertices, 274,877,906,944 edges\) needs about"):
         dgraph.generate("rmat", scale=34, edgefactor=16, backend="cupy")
     assert cp.get_default_memory_pool().used_bytes() == before  # nothing was allocated
     G = dgraph.generate("rmat", scale=10, directed=True)

@@ -80,8 +80,11 @@ def test_string_ids_are_renumbered_and_mapped_back(tmp_path):
     assert edge_set(G) == {("alice", "bob"), ("bob", "carol")}
 
 
-def test_mixed_names_and_numbers_are_all_names(tmp_path):
-    G = dgraph.read(write(tmp_path, "g.el", "1 a\n2 b\n"), directed=True)
+def test_mixed_names_and_numbers_are_an_error_unless_ids_str(tmp_path):
+    p = write(tmp_path, "g.el", "1 a\n2 b\n")
+    with pytest.raises(FileFormatError, match=r"g\.el:1: vertex id 'a' is a name, but vertex id '1' .*ids='str'"):
+        dgraph.read(p, directed=True)
+    G = dgraph.read(p, directed=True, ids="str")
     assert edge_set(G) == {("1", "a"), ("2", "b")}
 
 

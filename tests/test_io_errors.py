@@ -76,7 +76,7 @@ def test_negative_weights_are_read(tmp_path):
 
 def test_non_integer_vertex_id(tmp_path):
     p = write(tmp_path, "g.el", "0 1\n1.5 2\n")
-    raises_at(FileFormatError, p, 2, "vertex id '1.5' is not an integer")
+    raises_at(FileFormatError, p, 2, "vertex id '1.5' is a name, but vertex id '0' \\(line 1\\) is an integer")
 
 
 def test_invalid_utf8_line(tmp_path):

@@ -86,19 +86,10 @@ def generate(kind, *, backend="numpy", seed=0, directed=False, weighted=False, n
     wspec = parse_weights(bool(weighted), params)
     p = mod.parse(params)
     xp = get_xp(backend)
-    if xp is not np:
-        from ..backend.device_memory import available, build_bytes, partitioned_build_bytes, require  # noqa: PLC0415
-
+    if _require_memory(xp, mod, p, kind_name, params, directed=directed, weighted=wspec is not None, chunk=chunk):
         n, m = mod.size(p)
-        per_gpu = None
-        what = f"generate({kind_name!r}, {', '.join(f'{k}={v}' for k, v in sorted(params.items()))})"
-        if kind_name in ("rmat", "uniform"):  # what the streaming build makes
-            per_gpu = lambda parts: partitioned_build_bytes(n, m, directed, wspec is not None, parts)  # noqa: E731
-            free = available()[0]
-            if build_bytes(m, directed, wspec is not None) > free and per_gpu(1) <= free:
-                return _streamed(kind_name, p, seed, wspec, n, m, directed, self_loops,
-                                 default_name(kind_name, p, seed) if name is None else name, xp)
-        require(build_bytes(m, directed, wspec is not None), what, per_gpu=per_gpu)
+        return _streamed(kind_name, p, seed, wspec, n, m, directed, self_loops,
+                         default_name(kind_name, p, seed) if name is None else name, xp)
     src, dst, n, made_name = mod.edges(xp, seed, p, chunk=chunk)
     w = None
     if wspec is not None:
@@ -122,6 +113,38 @@ def _streamed(kind, p, seed, wspec, n, m, directed, self_loops, name, xp):
 
     spec = BuildSpec(num_parts=1, directed=directed, self_loops=self_loops, num_vertices=n, weighted=wspec is not None)
     return build_whole([GeneratedEdges(kind, p, seed, 0, m, wspec)], spec, xp, name=name)
+
+
+def _require_memory(xp, mod, p, kind_name, params, *, directed, weighted, chunk=None):
+    """GraphTooLargeError, before any edge is made, unless generating and building the graph fits
+    on the GPU or in host memory (:mod:`dgraph.backend.device_memory`); True when on the GPU only
+    the streaming build fits (then :func:`_streamed` makes it)."""
+    from ..backend import device_memory  # noqa: PLC0415
+    from ..graph.build import MAX_VERTICES  # noqa: PLC0415
+
+    n, m = mod.size(p)
+    what = f"generate({kind_name!r}, {', '.join(f'{k}={v}' for k, v in sorted(params.items()))}) " \
+           f"({n:,} vertices, {m:,} edges)"
+    if xp is np:
+        item = 4 if n < 2**31 else 8
+        # the edge arrays (and weights), the kind's own scratch, then from_edges on them
+        wchunk = min(m, chunk or (1 << 18))  # the weights' hash scratch, a chunk at a time
+        need = m * (2 * item + (8 if weighted else 0)) + (24 * wchunk if weighted else 0) + \
+            mod.scratch_bytes(p, item, chunk) + \
+            device_memory.build_bytes(m, directed, weighted, n, device="host")
+        device_memory.require(need, what, device="host")
+    else:
+        need = device_memory.build_bytes(m, directed, weighted, n)
+        per_gpu = None
+        if kind_name in ("rmat", "uniform"):  # what the streaming build makes
+            per_gpu = lambda parts: device_memory.partitioned_build_bytes(n, m, directed, weighted, parts)  # noqa: E731
+            free = device_memory.available()[0]
+            if need > free and per_gpu(1) <= free and n < MAX_VERTICES:
+                return True  # the one-sort build does not fit this GPU; the streaming build does
+        device_memory.require(need, what, per_gpu=per_gpu)
+    if n >= MAX_VERTICES:
+        raise InputError(f"{what}: graphs past 3e9 vertices are not supported yet")
+    return False
 
 
 def _module(kind):

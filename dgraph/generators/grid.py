@@ -66,6 +66,11 @@ def size(p):
     return r * c, r * (c - 1) + c * (r - 1)
 
 
+def scratch_bytes(p, item, chunk=None):
+    """Host bytes besides the edge arrays: the index ranges they are cut from and ``+1``/``+cols`` copies."""
+    return 4 * p["rows"] * p["cols"] * item
+
+
 def edges(xp, seed, p, chunk=None):
     """``(src, dst, n, name)`` for :func:`dgraph.generators.generate`."""
     src, dst = grid_edges(xp, p["rows"], p["cols"])

@@ -167,6 +167,12 @@ def size(p):
     return n, p["edgefactor"] * n
 
 
+def scratch_bytes(p, item, chunk=None):
+    """Host bytes besides the edge arrays: the vertex permutation and one chunk's scratch."""
+    n, m = size(p)
+    return (n * item if p["permute"] else 0) + 48 * min(m, chunk or default_chunk(np))
+
+
 def edges(xp, seed, p, chunk=None):
     """``(src, dst, n, name)`` for :func:`dgraph.generators.generate`."""
     src, dst = rmat_edges(xp, p["scale"], edgefactor=p["edgefactor"], a=p["a"], b=p["b"], c=p["c"],

@@ -64,6 +64,11 @@ def size(p):
     return p["n"], p["m"]
 
 
+def scratch_bytes(p, item, chunk=None):
+    """Host bytes besides the edge arrays: one chunk's random bits."""
+    return 48 * min(p["m"], chunk or (1 << 18))
+
+
 def edges(xp, seed, p, chunk=None):
     """``(src, dst, n, name)`` for :func:`dgraph.generators.generate`."""
     src, dst = uniform_edges(xp, p["n"], p["m"], seed=seed, chunk=chunk)

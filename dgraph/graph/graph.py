@@ -223,7 +223,7 @@ class Graph:
             "isolated": int(np.count_nonzero(deg == 0)) if not self.directed else
                         int(np.count_nonzero((deg == 0) & (to_numpy(self.in_degree()) == 0))),
             "backend": self.backend,
-            "ids": "0..n-1" if self.ids.identity else f"renumbered ({self.ids.labels.dtype})",
+            "ids": self.ids.describe(),
         }
 
     #: above this many stored arcs the notebook view skips counts that scan the edges (self loops,
@@ -233,7 +233,7 @@ class Graph:
     def _id_kind(self) -> str:
         if self.ids.identity:
             return "integers 0..n-1"
-        kind = "strings" if self.ids.labels.dtype.kind in "US" else "integers"
+        kind = "integers" if self.ids.is_integer else "strings"
         return f"{kind}, renumbered"
 
     def _repr_html_(self):

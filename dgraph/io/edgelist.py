@@ -1,7 +1,8 @@
 """Edge-list text files (.el .txt .edges .tsv .snap .wel .csv): ``source target [weight]`` per line.
 
-The separator (whitespace, tab or comma) is detected per file from its first
-data line; ``#`` and ``%`` comments and blank lines are skipped.  A first line
+The separator (spaces and tabs, one tab, or a comma) is detected per file from
+its first data line; ``#`` and ``%`` comments and blank lines are skipped.
+Ids are integers or names by the rule of :mod:`dgraph.io.columns` (``ids=``).  A first line
 of names is a header when every field is a non-number and either the next
 line has numbers where it has names, or the names are usual column names
 (src, dst, weight, ...); ``header=True/False`` decides it outright.  Columns
@@ -11,10 +12,9 @@ position); by default the first two, and a third one as the weight.
 
 from __future__ import annotations
 
-import math
-
-from .columns import build_graph, checked_ids, checked_weights, expect, fail, use_weights
-from .table import ParseFailed, SEPARATORS, data_lines, detect_sep, parse_table
+from .columns import (IdColumn, build_graph, check_ids_mode, checked_weights, expect, fail, number_problem,
+                      resolve_ids, use_weights)
+from .table import ParseFailed, SEPARATORS, data_lines, detect_sep, parse_table, require_parse
 from .text import Text
 
 HEADER_NAMES = {"src", "source", "from", "u", "dst", "dest", "destination", "target", "to", "v",
@@ -25,18 +25,19 @@ SEP_NAMES = {"space": " ", "whitespace": " ", "tab": "\t", "comma": ",", r"\s+":
 
 
 def read_edgelist(path, *, directed=False, weighted=None, sep=None, header=None, src=None, dst=None,
-                  weight=None, fmt="edgelist", **graph_options):
+                  weight=None, fmt="edgelist", ids="auto", **graph_options):
     """A Graph from an edge-list text file (see the module docstring for the rules)."""
     name, src_ids, dst_ids, weights = edgelist_columns(path, weighted=weighted, sep=sep, header=header, src=src,
-                                                       dst=dst, weight=weight, fmt=fmt)
+                                                       dst=dst, weight=weight, fmt=fmt, ids=ids)
     return build_graph(name, src_ids, dst_ids, weights, directed=directed, options=graph_options)
 
 
 def edgelist_columns(path, *, weighted=None, sep=None, header=None, src=None, dst=None, weight=None,
-                     fmt="edgelist"):
+                     fmt="edgelist", ids="auto"):
     """The checked columns of an edge-list file: ``(path, source ids, target ids, weights or None)``."""
+    check_ids_mode(ids, str(path))
     text = Text.open(path)
-    if text.data[:14].lower() == b"%%matrixmarket":
+    if bytes(text.body[:14]).lower() == b"%%matrixmarket":
         raise text.error(1, "this is a Matrix Market file; read it with format='mtx' (or name it .mtx)")
     text.skip_comments()
     sep = SEP_NAMES.get(sep, sep)
@@ -47,27 +48,31 @@ def edgelist_columns(path, *, weighted=None, sep=None, header=None, src=None, ds
     if header is None:
         header = _looks_like_header(text, sep, named=any(isinstance(c, str) for c in (src, dst, weight)))
     first = next(data_lines(text, sep), (None, None))
+    if first[0] is not None and not isinstance(first[1], list):  # not UTF-8, or an unclosed quote
+        raise text.error(first[0], str(first[1]) if first[1] is not None else "the line is not valid UTF-8 text")
     n_first = len(first[1]) if first[1] is not None else None
     if n_first is not None and (n_first < 2 or (n_first > 3 and src is None and dst is None and weight is None)):
         raise text.error(first[0], f"expected 2 or 3 fields (source target [weight]), found {n_first}"
                          + ("; pass src=, dst=, weight= to choose columns" if n_first > 3 else ""))
     check_count = expect(n_first, _field_names(n_first))
+    require_parse(text, n_first or 2)
     try:
-        table = parse_table(text, sep, header=bool(header), id_columns=_id_positions(src, dst))
+        table = parse_table(text, sep, header=bool(header), id_columns=_id_positions(src, dst),
+                            ids_as_text=ids == "str")
     except ParseFailed as exc:
         fail(text, sep, check_count, header, f"cannot be parsed as an edge list: {exc}")
     if table.ncols == 0:  # no data lines
         import numpy as np  # noqa: PLC0415
 
-        empty = np.empty(0, np.int64)
-        use_weights(weighted, False, text.path, " (the file has no edges)")
-        return text.path, empty, empty, None
+        empty = np.empty(0, object if ids == "str" else np.int64)
+        weights = np.empty(0, np.float64) if weighted else None  # weighted, with no edges
+        return text.path, empty, empty, weights
 
     s, d, w = _choose(text, table, header, src, dst, weight, first[0])
     ncols = table.ncols
     check_all = expect(ncols, _field_names(ncols))
-    src_ids = checked_ids(table.columns[s], text, sep, s, check_all, header)
-    dst_ids = checked_ids(table.columns[d], text, sep, d, check_all, header)
+    src_ids, dst_ids = resolve_ids([IdColumn(table.columns[s], text, sep, s, header),
+                                    IdColumn(table.columns[d], text, sep, d, header)], ids)
     weights = None
     if use_weights(weighted, w is not None, text.path, f" (found {ncols} columns)"):
         weights = checked_weights(table.columns[w], text, sep, w, check_all, header)
@@ -87,20 +92,17 @@ def _id_positions(src, dst):
 def _looks_like_header(text, sep, named) -> bool:
     lines = data_lines(text, sep)
     first = next(lines, (None, None))[1]
-    if not first or any(_is_number(f) for f in first):
+    if not isinstance(first, list) or not first or any(_is_number(f) for f in first):
         return False
     if named or all(f.strip().lower() in HEADER_NAMES for f in first):
         return True
     second = next(lines, (None, None))[1]
-    return bool(second) and any(_is_number(f) for f in second[:2])
+    return isinstance(second, list) and any(_is_number(f) for f in second[:2])
 
 
 def _is_number(token: str) -> bool:
-    """A finite number: 'nan', 'inf' and their kin read as names here."""
-    try:
-        return math.isfinite(float(token))
-    except ValueError:
-        return False
+    """A finite decimal number: 'nan', 'inf' and their kin read as names here."""
+    return number_problem(token, "") is None
 
 
 def _choose(text, table, header, src, dst, weight, first_line):

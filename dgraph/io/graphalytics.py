@@ -1,5 +1,6 @@
 """LDBC Graphalytics graphs: ``<name>.v`` (one vertex id a line), ``<name>.e`` (``src dst [weight]``)
-and, when present, ``<name>.properties`` (directedness, edge properties).
+and, when present, ``<name>.properties`` (directedness, edge properties).  ``<name>.e.gz`` (or .bz2,
+.xz) is read with ``<name>.v.gz`` beside it, else ``<name>.v``.
 
 The vertex set comes from the ``.v`` file, so isolated vertices are kept and
 every result maps back to the ids of the file.  An edge whose vertex is not
@@ -13,22 +14,30 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, MissingFileError
-from .columns import build_graph, checked_ids, checked_weights, expect, fail, same_kind, use_weights
+from .columns import (IdColumn, build_graph, check_ids_mode, checked_weights, expect, fail, resolve_ids,
+                      use_weights)
 from .properties import directed_property, read_properties, weighted_property
-from .table import ParseFailed, data_lines, detect_sep, line_of_row, parse_table
-from .text import Text, existing_file
+from .table import ParseFailed, data_lines, detect_sep, line_of_row, parse_table, require_parse
+from .text import COMPRESSIONS, Text, existing_file, quoted
 
 
 def graph_files(path):
-    """``(base, .e path, .v path, .properties path)`` for a path to the .e, .v, .properties or the base name."""
+    """``(base, .e path, .v path, .properties path)`` for a path to the .e, .v, .properties or the base
+    name; a compressed ``g.e.gz`` pairs with ``g.v.gz`` (else ``g.v``)."""
     p = Path(path).expanduser()
+    zipped = p.suffix.lower() if p.suffix.lower() in COMPRESSIONS else ""
+    if zipped:
+        p = p.with_suffix("")
     base = p.with_suffix("") if p.suffix in (".e", ".v", ".properties") else p
-    e, v = base.with_name(base.name + ".e"), base.with_name(base.name + ".v")
+    e, v = base.with_name(base.name + ".e" + zipped), base.with_name(base.name + ".v" + zipped)
+    if zipped and not v.exists() and base.with_name(base.name + ".v").exists():
+        v = base.with_name(base.name + ".v")
     return base, e, v, base.with_name(base.name + ".properties")
 
 
-def read_graphalytics(path, *, directed=None, weighted=None, **graph_options):
+def read_graphalytics(path, *, directed=None, weighted=None, ids="auto", **graph_options):
     """A Graph from a Graphalytics ``.v``/``.e`` pair (see the module docstring)."""
+    check_ids_mode(ids, str(path))
     base, e_path, v_path, p_path = graph_files(path)
     existing_file(e_path)
     if not v_path.exists():
@@ -47,79 +56,88 @@ def read_graphalytics(path, *, directed=None, weighted=None, **graph_options):
     if weighted is None:
         weighted = weighted_property(props, name)
 
-    vertices, v_text = _read_vertices(v_path)
-    src, dst, weights, e_text, sep = _read_edges(e_path, weighted)
-    vertices, src, dst = same_kind(vertices, src, dst)
-    _check_members(e_text, sep, v_path, vertices, src, dst)
+    v_col = _read_vertices(v_path, ids)
+    e_cols, weights = _read_edges(e_path, weighted, ids)
+    vertices, src, dst = resolve_ids([v_col] + e_cols, ids)
+    _check_unique(v_col, vertices)
+    _check_members(e_cols[0].text, e_cols[0].sep, v_path, vertices, src, dst)
     graph_options.setdefault("name", name)
     return build_graph(e_path, src, dst, weights, directed=directed, options=graph_options, vertices=vertices)
 
 
-def _read_vertices(v_path):
+def _read_vertices(v_path, ids):
+    """The .v file's id column (an IdColumn, its kind not yet resolved)."""
     text = Text.open(v_path).skip_comments()
     sep = " "  # one id a line: any whitespace around it
     check = expect(1, ["vertex id"])
+    require_parse(text, 1)
     try:
-        table = parse_table(text, sep, id_columns=(0,))
+        table = parse_table(text, sep, id_columns=(0,), ids_as_text=ids == "str")
     except ParseFailed as exc:
         fail(text, sep, check, False, f"cannot be parsed as a vertex list: {exc}")
     if table.ncols == 0:
-        return np.empty(0, np.int64), text
+        return IdColumn(np.empty(0, object if ids == "str" else np.int64), text, sep, 0)
     if table.ncols != 1:
         fail(text, sep, check, False, "expected one vertex id per line")
-    ids = checked_ids(table.columns[0], text, sep, 0, check)
-    if len(np.unique(ids)) != len(ids):
-        seen = {}
-        for lineno, fields in data_lines(text, sep):
-            if fields[0] in seen:
-                raise text.error(lineno, f"vertex id {fields[0]!r} is listed twice (first on line {seen[fields[0]]})")
-            seen[fields[0]] = lineno
-    return ids, text
+    return IdColumn(table.columns[0], text, sep, 0)
 
 
-def _read_edges(e_path, weighted):
+def _check_unique(v_col, vertices):
+    """Each vertex once in the .v file; else name both lines of the first one listed twice."""
+    import pandas as pd  # noqa: PLC0415
+
+    dup = pd.Series(vertices).duplicated().to_numpy()
+    if not dup.any():
+        return
+    second = int(np.argmax(dup))
+    value = vertices[second]
+    first = int(np.argmax(pd.Series(vertices).to_numpy() == value))
+    shown = value.item() if hasattr(value, "item") else value
+    raise v_col.text.error(v_col.line(second), f"vertex id {quoted(shown)} is listed twice "
+                                               f"(first on line {v_col.line(first)})")
+
+
+def _read_edges(e_path, weighted, ids):
+    """``([source IdColumn, target IdColumn], weights or None)`` of the .e file."""
     text = Text.open(e_path).skip_comments()
     sep = detect_sep(text.first_data_line())
-    first = next(data_lines(text, sep), (None, None))[1]
-    n_first = len(first) if first else None
+    line, first = next(data_lines(text, sep), (None, None))
+    n_first = len(first) if isinstance(first, list) else None
     names = ["source", "target", "weight"]
+    if n_first is not None and n_first not in (2, 3):
+        raise text.error(line, f"expected 2 or 3 fields (source target [weight]), found {n_first}")
+    require_parse(text, n_first or 2)
     try:
-        table = parse_table(text, sep)
+        table = parse_table(text, sep, ids_as_text=ids == "str")
     except ParseFailed as exc:
         fail(text, sep, expect(n_first, names), False, f"cannot be parsed as an edge list: {exc}")
     if table.ncols == 0:
-        use_weights(weighted, False, e_path, " (the file has no edges)")
-        empty = np.empty(0, np.int64)
-        return empty, empty, None, text, sep
+        empty = np.empty(0, object if ids == "str" else np.int64)
+        weights = np.empty(0, np.float64) if weighted else None  # weighted, with no edges
+        return [IdColumn(empty, text, sep, 0), IdColumn(empty, text, sep, 1)], weights
     if table.ncols not in (2, 3):
-        raise text.error(text.first_line, f"expected 2 or 3 fields (source target [weight]), found {table.ncols}")
+        fail(text, sep, expect(table.ncols, names), False,
+             f"expected 2 or 3 fields (source target [weight]), found {table.ncols}")
     check = expect(table.ncols, names)
-    src = checked_ids(table.columns[0], text, sep, 0, check)
-    dst = checked_ids(table.columns[1], text, sep, 1, check)
     weights = None
     if use_weights(weighted, table.ncols == 3, e_path, f" (found {table.ncols} columns)"):
         weights = checked_weights(table.columns[2], text, sep, 2, check)
-    return src, dst, weights, text, sep
+    return [IdColumn(table.columns[0], text, sep, 0), IdColumn(table.columns[1], text, sep, 1)], weights
 
 
 def _check_members(e_text, sep, v_path, vertices, src, dst):
     """Every edge endpoint must be in the .v file; else name the first .e line that breaks it."""
-    labels = np.sort(vertices) if len(vertices) else vertices
-    bad_rows = []
-    for ids in (src, dst):
-        if len(ids) == 0:
-            continue
-        if len(labels) == 0:
-            bad_rows.append(0)
-            continue
-        pos = np.minimum(np.searchsorted(labels, ids), len(labels) - 1)
-        miss = labels[pos] != ids
-        if miss.any():
-            bad_rows.append(int(np.argmax(miss)))
-    if bad_rows:
-        row = min(bad_rows)
-        vertex = src[row] if not (len(labels) and np.isin(src[row:row + 1], labels).all()) else dst[row]
-        if isinstance(vertex, np.generic):
-            vertex = vertex.item()
-        raise e_text.error(line_of_row(e_text, sep, row),
-                           f"vertex {vertex!r} is not in the vertex file {v_path.name}")
+    import pandas as pd  # noqa: PLC0415
+
+    if len(src) == 0:
+        return
+    index = pd.Index(vertices)
+    miss = [index.get_indexer(ids) < 0 for ids in (src, dst)]
+    bad = miss[0] | miss[1]
+    if not bad.any():
+        return
+    row = int(np.argmax(bad))
+    vertex = src[row] if miss[0][row] else dst[row]
+    if isinstance(vertex, np.generic):
+        vertex = vertex.item()
+    raise e_text.error(line_of_row(e_text, sep, row), f"vertex {quoted(vertex)} is not in the vertex file {v_path.name}")

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from .columns import build_graph, checked_weights, expect, fail, is_int, use_weights
-from .table import ParseFailed, parse_table
-from .text import Text
+from .table import ParseFailed, parse_table, require_parse
+from .text import Text, quoted
 
 HEADER_HELP = "a Matrix Market header looks like '%%MatrixMarket matrix coordinate real general'"
 FIELDS = ("real", "double", "integer", "pattern")
@@ -24,11 +24,11 @@ SYMMETRIES = ("general", "symmetric")
 
 def read_header(text: Text):
     """``(field, symmetry)`` from line 1, or FileFormatError at line 1."""
-    line = text.first_data_line() if text.offset == 0 else None
+    line = text.first_data_line() if text.first_line == 1 else None
     tokens = (line or "").lower().split()
     if len(tokens) != 5 or tokens[0] != "%%matrixmarket":
         found = (line or "")[:80]
-        raise text.error(1, f"not a Matrix Market header: {HEADER_HELP}, found {found!r}")
+        raise text.error(1, f"not a Matrix Market header: {HEADER_HELP}, found {quoted(found)}")
     _, obj, layout, field, symmetry = tokens
     if obj != "matrix":
         raise text.error(1, f"object {obj!r} is not supported; expected 'matrix' ({HEADER_HELP})")
@@ -65,9 +65,10 @@ def read_mtx(path, *, directed=None, weighted=None, **graph_options):
     if len(size) != 3 or not all(is_int(t) and int(t) >= 0 for t in size):
         raise text.error(size_line_no if text.first_data_line() is not None else None,
                          f"expected the size line 'rows columns entries' (three non-negative integers), "
-                         f"found {' '.join(size)!r}")
+                         f"found {quoted(' '.join(size))}")
     nrows, ncols, nnz = map(int, size)
     _next_line(text)
+    text.skip_comments()
 
     nfields = 2 if field == "pattern" else 3
     names = ["row index", "column index", "value"]
@@ -82,15 +83,16 @@ def read_mtx(path, *, directed=None, weighted=None, **graph_options):
 
     check = expect(nfields, names, ints=(0, 1), numbers=(2,) if nfields == 3 else (),
                    integer_numbers=field == "integer", extra=in_range)
+    require_parse(text, nfields)
     try:
         table = parse_table(text, " ")
     except ParseFailed as exc:
         fail(text, " ", check, False, f"cannot be parsed as Matrix Market entries: {exc}")
     if table.nrows != nnz:
         raise text.error(size_line_no, f"the size line says {nnz} entries but the file has {table.nrows}")
-    if nnz == 0:
+    if nnz == 0:  # no entries; a real or integer matrix is still weighted
         rows = cols = np.empty(0, np.int64)
-        vals = None
+        vals = None if nfields == 2 else np.empty(0, np.int64 if field == "integer" else np.float64)
     else:
         if table.ncols != nfields:
             fail(text, " ", check, False, f"expected {nfields} fields per entry")
@@ -111,7 +113,7 @@ def read_mtx(path, *, directed=None, weighted=None, **graph_options):
         off = rows != cols
         rows, cols = np.concatenate([rows, cols[off]]), np.concatenate([cols, rows[off]])
         vals = None if vals is None else np.concatenate([vals, vals[off]])
-    if graph_options.get("renumber") is not True:
+    if graph_options.get("renumber") is not True:  # the size line is the vertex count (memory checked)
         graph_options.setdefault("num_vertices", max(nrows, ncols))
     return build_graph(text.path, rows, cols, vals, directed=directed, options=graph_options)
 

@@ -20,6 +20,8 @@ def read_properties(path) -> dict:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise FileFormatError(path, None, "not UTF-8 text") from None
+    except OSError as exc:
+        raise FileFormatError(path, None, f"cannot be read ({exc.strerror or exc})") from None
     for lineno, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
         if not line or line[0] in "#!":

@@ -32,11 +32,11 @@ EXTENSIONS = {".el": "edgelist", ".txt": "edgelist", ".edges": "edgelist", ".tsv
               ".v": "graphalytics", ".properties": "graphalytics", ".parquet": "parquet", ".pq": "parquet"}
 GRAPH_OPTIONS = {"num_vertices", "renumber", "self_loops", "dedupe", "name"}
 FORMAT_OPTIONS = {
-    "edgelist": {"sep", "header", "src", "dst", "weight"},
-    "csv": {"sep", "header", "src", "dst", "weight"},
+    "edgelist": {"sep", "header", "src", "dst", "weight", "ids"},
+    "csv": {"sep", "header", "src", "dst", "weight", "ids"},
     "mtx": set(),
-    "graphalytics": set(),
-    "parquet": {"src", "dst", "weight"},
+    "graphalytics": {"ids"},
+    "parquet": {"src", "dst", "weight", "ids"},
 }
 DEFAULT_DIRECTED = {"edgelist": False, "csv": False, "parquet": False, "mtx": None, "graphalytics": None}
 
@@ -53,7 +53,15 @@ def read(path, format=None, *, directed=None, weighted=None, **options):
     it; True requires it.
     options: ``num_vertices``, ``renumber``, ``self_loops``, ``dedupe``,
     ``name`` (graph building) and per format ``sep``, ``header``, ``src``,
-    ``dst``, ``weight`` (column names or 0-based numbers).
+    ``dst``, ``weight`` (column names or 0-based numbers), ``ids``.
+    ids: ``"auto"`` (default): an id written as a decimal integer is an
+    integer, anything else a name, and a file mixing the two is an error
+    naming the first line where the kind changes; ``"str"``: every id is a
+    name (``7`` and ``007`` are two vertices); ``"int"``: every id must be an
+    integer.  The same rule holds for every format and parse path.
+
+    Raises GraphTooLargeError before the text, its parse or the graph would
+    take more host memory than there is, saying how much is needed.
     """
     fmt, ext = _format(path, format)
     for key, value in (("directed", directed), ("weighted", weighted)):
