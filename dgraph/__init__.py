@@ -53,6 +53,7 @@ _LAZY = {
     "algorithms": ("dgraph.algorithms", None),
     "engine": ("dgraph.engine", None),
     "backend": ("dgraph.backend", None),
+    "show_versions": ("dgraph.system", "show_versions"),
 }
 
 __all__ = ["DGraphError", "EMVError", "InputError", "FileFormatError", "MissingFileError", "OutputExistsError",

@@ -334,7 +334,11 @@ def test_progress_lines(tmp_path, capsys):
     f = write(tmp_path, SMALL)
     rc, out, err = run(capsys, "run", f, "--results", tmp_path / "r")
     assert rc == 0
-    assert "graph: 64 vertices" in err and "reach (bfs): superstep 0" in err
+    assert "dgraph: graph: 64 vertices" in err  # the dgraph logger's line
+    bar = [line for line in err.replace("\r", "\n").splitlines() if line.startswith("reach (bfs)")]
+    assert bar and "supersteps" in bar[-1]  # the step's tqdm bar, counting supersteps
+    rc, out, err = run(capsys, "run", f, "--results", tmp_path / "r", "--overwrite", "--quiet")
+    assert rc == 0 and err == ""
 
 
 def test_readme_main_command_is_a_pipeline_that_runs(tmp_path, capsys, monkeypatch):

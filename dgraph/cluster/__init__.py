@@ -10,9 +10,9 @@ a scheduler started by hand (see ``cluster/README.md`` in the repository).
 Importing this package does not import dask or distributed; ``connect()`` does.
 """
 
-from .connect import close, connect, current_client
+from .connect import close, connect, current_client, dashboard_link
 from .errors import ClusterError
 from .workers import GPUInfo, WorkerDevice, worker_addresses, worker_devices
 
-__all__ = ["connect", "close", "current_client", "ClusterError", "worker_addresses",
+__all__ = ["connect", "close", "current_client", "dashboard_link", "ClusterError", "worker_addresses",
            "worker_devices", "WorkerDevice", "GPUInfo"]
