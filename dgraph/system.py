@@ -224,6 +224,17 @@ def show_versions(client=None, file=None):
     cluster it would connect to, and the knobs set.  Paste it into every bug report.
 
     ``client``: describe that cluster (default: the current one, if any).  Also ``dgraph info --system``.
+
+    Examples
+    --------
+    >>> import dgraph
+    >>> dgraph.show_versions()     # doctest: +ELLIPSIS
+    dgraph
+      version       ...
+    dependencies
+      numpy        ...
+    numba
+      threads ...
     """
     print(format_system_info(system_info(client)), file=file or sys.stdout)
 

@@ -359,6 +359,16 @@ def bfs(G, source, *, direction="auto", backend=None, executor=None, exchange="b
         Jupyter); None shows one only when stderr is a terminal; False (the default) none.
         Kernel start-up (numba loading or compiling the kernels the call runs) is timed apart:
         ``r.phases["startup_s"]``, not ``r.run_time``.
+
+    Examples
+    --------
+    >>> import dgraph
+    >>> G = dgraph.from_edges([0, 1, 2], [1, 2, 3])    # a path 0 - 1 - 2 - 3
+    >>> r = dgraph.bfs(G, source=0)
+    >>> r.depth.tolist(), r.parent.tolist()
+    ([0, 1, 2, 3], [0, 0, 1, 2])
+    >>> r.supersteps, sorted(r.phases)
+    (4, ['startup_s'])
     """
     from ..engine.run import run_program  # noqa: PLC0415
 
