@@ -292,7 +292,7 @@ def cmd_run(args):
     p.check_outputs(results, args.overwrite)
     from .display import fmt_seconds, plural  # noqa: PLC0415
 
-    run = p.run(results, overwrite=args.overwrite, progress=not args.quiet)
+    run = p.run(results, overwrite=args.overwrite, progress=None if not args.quiet else False)
     for rec in run.manifest["steps"]:
         if rec["run"] == "subgraph":
             print(f"{rec['name']:>12}  subgraph: {plural(rec['vertices'], 'vertex', 'vertices')}, "

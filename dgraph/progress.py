@@ -82,7 +82,7 @@ class SuperstepBar:
     def __call__(self, record):
         n = int(record.get("superstep", self.bar.n)) + 1
         shown = {}
-        for key in ("frontier", "changed", "delta", "hooks", "components"):
+        for key in ("frontier", "components", "changed", "delta"):
             if key in record:
                 value = record[key]
                 shown[key] = f"{value:.3g}" if isinstance(value, float) else f"{int(value):,}"

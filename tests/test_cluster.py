@@ -321,3 +321,36 @@ def test_dashboard_true_without_bokeh_says_how_to_get_it(monkeypatch):
     with pytest.raises(ClusterError, match=r"needs bokeh.*pip install 'dgraph-frontier\[dashboard\]'"):
         cluster.connect(workers=1, dashboard=True)
     assert cluster.current_client() is None
+
+
+_BUSY_CLOSE = """
+import time
+from dgraph import cluster
+
+def busy(seconds):
+    import time
+    t = time.time()
+    while time.time() - t < seconds:
+        pass
+
+if __name__ == "__main__":
+    client = cluster.connect(workers=2, dashboard=False)
+    tasks = [client.submit(busy, 30, pure=False) for _ in range(2)]
+    time.sleep(1)
+    assert not any(f.done() for f in tasks)
+    cluster.close()
+    time.sleep(0.5)
+    print("closed")
+"""
+
+
+@pytest.mark.slow  # the nanny waits 4 s before it kills a busy worker
+def test_shutdown_is_quiet(tmp_path):
+    """Closing the cluster connect() started says nothing, even with tasks still running on it (Dask
+    warns there: each cancelled task, and "Worker process still alive after 4.0 seconds, killing")."""
+    script = tmp_path / "busy_close.py"
+    script.write_text(_BUSY_CLOSE)
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert p.returncode == 0 and p.stdout.strip() == "closed", p.stderr
+    assert "WARNING" not in p.stderr and "Traceback" not in p.stderr, p.stderr

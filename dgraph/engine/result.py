@@ -156,13 +156,15 @@ class Result:
 
     def __repr__(self):
         t = f", {self.run_time * 1e3:.2f} ms" if self.run_time is not None else ""
-        return (f"<dgraph.Result {self.algorithm}: {len(self.vertex):,} vertices, "
-                f"columns {self.columns}, {self.supersteps} supersteps{t}, {self.backend}>")
+        from ..display import plural  # noqa: PLC0415
+
+        return (f"<dgraph.Result {self.algorithm}: {plural(len(self.vertex), 'vertex', 'vertices')}, "
+                f"columns {self.columns}, {plural(self.supersteps, 'superstep')}{t}, {self.backend}>")
 
     # -- notebook display, plots and other data frames ------------------------------------
     def _title(self) -> str:
         """One line naming the run: algorithm, its main parameters, size, supersteps and time."""
-        from ..display import fmt_seconds  # noqa: PLC0415
+        from ..display import fmt_seconds, plural  # noqa: PLC0415
 
         shown = {k: v for k, v in self.params.items()
                  if k in ("source", "sources", "direction", "damping", "iterations", "variant") and v is not None}
@@ -170,11 +172,11 @@ class Result:
         head = f"{self.algorithm}({args})" if args else self.algorithm
         where = ""
         if "partitions" in self.params:
-            where = f", {self.params['partitions']} partitions"
+            where = f", {plural(self.params['partitions'], 'partition')}"
             if self.params.get("executor"):
                 where += f" ({self.params['executor']})"
         t = f" in {fmt_seconds(self.run_time)}" if self.run_time is not None else ""
-        return (f"{head}: {self.ids.n:,} vertices, {self.supersteps} supersteps{t}"
+        return (f"{head}: {plural(self.ids.n, 'vertex', 'vertices')}, {plural(self.supersteps, 'superstep')}{t}"
                 f"{where}, {self.backend}")
 
     def plot(self, title=None):

@@ -204,12 +204,14 @@ def execute(p, results, *, overwrite=False, progress=None, source_text=None, log
     from ..log import logger  # noqa: PLC0415
 
     folder = Path(results) if results is not None else None
-    show = sys.stderr.isatty() if progress is None else bool(progress)
-    log = log or (lambda line: logger.info(line) if show else None)
+    show = sys.stderr.isatty() if progress is None else bool(progress)  # the steps' bars
+    log = log or (lambda line: logger.info(line) if progress is not False else None)  # the logger decides
     started_at, t0 = _now(), time.perf_counter()
     client, started = _start_cluster(p.cluster)
     if client is not None:
-        log(f"cluster: {describe_cluster(p.cluster)}, {_count(client)} ({time.perf_counter() - t0:.1f} s)")
+        link = dashboard_link(client)
+        log(f"cluster: {_count(client)} at {client.scheduler.address}{', dashboard ' + link if link else ''} "
+            f"({time.perf_counter() - t0:.1f} s)")
     try:
         t_graph = time.perf_counter()
         G = _build_graph(p)
