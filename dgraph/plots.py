@@ -80,6 +80,23 @@ def _figure_class():
 TITLE_WIDTH = 70
 
 
+def _wrap(title, width=TITLE_WIDTH):
+    """``title`` on lines of at most about ``width`` characters, broken after its commas (so "222 ms"
+    stays whole), or at spaces where one part is longer than a line."""
+    import textwrap  # noqa: PLC0415
+
+    lines, line = [], ""
+    for part in title.split(", "):
+        joined = f"{line}, {part}" if line else part
+        if len(joined) <= width or not line:
+            line = joined
+        else:
+            lines.append(line + ",")
+            line = part
+    lines.append(line)
+    return "\n".join(wrapped for ln in lines for wrapped in textwrap.wrap(ln, width, break_on_hyphens=False))
+
+
 def superstep_figure(stats, title, startup_s=None):
     """A matplotlib Figure of per-superstep stats, in two panels sharing the x axis "superstep".
 
@@ -101,9 +118,7 @@ def superstep_figure(stats, title, startup_s=None):
     df = _frame(stats)
     fig = _figure_class()(figsize=(7.5, 5.5), dpi=110, layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True)
-    import textwrap  # noqa: PLC0415
-
-    fig.suptitle(textwrap.fill(str(title), TITLE_WIDTH) if title is not None else "", fontsize=11)
+    fig.suptitle(_wrap(str(title)) if title is not None else "", fontsize=11)
     top.set_ylabel("frontier size")
     bottom.set_ylabel("time per superstep (ms)")
     bottom.set_xlabel("superstep")

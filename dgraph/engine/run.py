@@ -73,7 +73,7 @@ def _run(make_program, G, backend, executor, exchange, fanout, transport, on_ste
         bar.describe(program.name)
     phases = None
     c0 = startup.seconds()
-    if not partitioned and G.backend == "numpy" and G.num_vertices:
+    if executor == "local" and G.backend == "numpy" and G.num_vertices:
         startup.import_timed("dgraph.backend.cpu_kernels")  # numba: most CPU programs run its kernels
     c1 = startup.seconds()
     t0 = time.perf_counter()
