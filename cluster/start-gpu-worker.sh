@@ -44,10 +44,10 @@ done
 
 [[ "$nthreads" =~ ^[1-9][0-9]*$ ]] || die "--nthreads must be a positive number, got '$nthreads'"
 python3 -c 'import dask_cuda' 2>/dev/null \
-  || die "dask-cuda is not installed: pip install dgraph[cuda]"
+  || die "dask-cuda is not installed: pip install 'dgraph-frontier[cuda]'"
 if [[ "$scheduler" == ucx://* || "$scheduler" == ucxx://* ]]; then
   python3 -c 'import distributed_ucxx' 2>/dev/null \
-    || die "a ucx:// scheduler needs distributed-ucxx: pip install dgraph[ucx]"
+    || die "a ucx:// scheduler needs distributed-ucxx: pip install 'dgraph-frontier[ucx]'"
 fi
 
 if [[ "$scheduler" == *.json ]]; then

@@ -8,7 +8,7 @@ usage() {
 usage: cluster/start-scheduler.sh [options] [-- extra `dask scheduler` options]
 
   --port PORT             port to listen on                          (default 8786)
-  --protocol tcp|ucx      ucx needs distributed-ucxx: pip install dgraph[ucx]  (default tcp)
+  --protocol tcp|ucx      ucx needs distributed-ucxx: pip install 'dgraph-frontier[ucx]'  (default tcp)
   --host HOST             address or hostname to listen on           (default: all / auto)
   --interface IFACE       network interface to listen on, e.g. ib0 or eth0
   --dashboard-port PORT   dashboard port, or "none" for no dashboard (default 8787)
@@ -45,7 +45,7 @@ case "$protocol" in
   tcp) ;;
   ucx|ucxx)
     python3 -c 'import distributed_ucxx' 2>/dev/null \
-      || die "--protocol $protocol needs distributed-ucxx: pip install dgraph[ucx]" ;;
+      || die "--protocol $protocol needs distributed-ucxx: pip install 'dgraph-frontier[ucx]'" ;;
   *) die "--protocol must be tcp or ucx, got '$protocol'" ;;
 esac
 

@@ -1,9 +1,12 @@
 """dgraph: graph analytics with Gunrock's frontier operators, on numpy or CuPy, scaled out on Dask.
 
 >>> import dgraph
->>> G = dgraph.generate("rmat", scale=10, seed=1)
+>>> G = dgraph.generate("grid", rows=3, cols=3)
 >>> r = dgraph.bfs(G, source=0)
->>> r.to_pandas().head()
+>>> r.depth.tolist()
+[0, 1, 2, 1, 2, 3, 2, 3, 4]
+>>> r.to_pandas().columns.tolist()
+['vertex', 'depth', 'parent']
 
 Heavy modules (numba kernels, CuPy, Dask) are imported on first use, so
 ``import dgraph`` stays fast.
@@ -54,6 +57,7 @@ _LAZY = {
     "algorithms": ("dgraph.algorithms", None),
     "engine": ("dgraph.engine", None),
     "backend": ("dgraph.backend", None),
+    "show_versions": ("dgraph.system", "show_versions"),
 }
 
 __all__ = ["DGraphError", "EMVError", "InputError", "FileFormatError", "MissingFileError", "OutputExistsError",

@@ -1,8 +1,10 @@
-"""The ``dgraph`` command line: ``info``, ``bfs``, ``bench``.
+"""The ``dgraph`` command line: ``info``, the algorithms, ``run``, ``bench``.
 
 Every error that bad input causes is printed as one line
 (``dgraph: error: ...``) and the command exits with status 2, leaving no
-partial output file behind.
+partial output file behind.  Results go to stdout; progress bars (on a
+terminal) and the ``dgraph`` logger's lines (kernels compiled, the cluster
+started) go to stderr; ``--quiet`` keeps only warnings and errors there.
 """
 
 from __future__ import annotations
@@ -74,13 +76,23 @@ def _client(args):
     """The Dask client a partitioned command needs (None for the local executor)."""
     if args.scheduler is None and args.executor in (None, "local") and not args.workers:
         return None
-    from .cluster import connect  # noqa: PLC0415
+    import time  # noqa: PLC0415
 
+    from .cluster import connect, dashboard_link  # noqa: PLC0415
+    from .display import plural  # noqa: PLC0415
+    from .log import logger  # noqa: PLC0415
+
+    t0 = time.perf_counter()
     if args.scheduler:
-        return connect(args.scheduler)
-    if args.backend == "cupy":
-        return connect("cuda", workers=args.workers, protocol=args.protocol)
-    return connect(workers=args.workers or args.partitions, protocol=args.protocol)
+        client = connect(args.scheduler)
+    elif args.backend == "cupy":
+        client = connect("cuda", workers=args.workers, protocol=args.protocol)
+    else:
+        client = connect(workers=args.workers or args.partitions, protocol=args.protocol)
+    link = dashboard_link(client)
+    logger.info("cluster: %s at %s%s (%.1f s)", plural(len(client.scheduler_info().get("workers", {})), "worker"),
+                client.scheduler.address, f", dashboard {link}" if link else "", time.perf_counter() - t0)
+    return client
 
 
 def _exchange(args):
@@ -107,6 +119,13 @@ def _vertex_arg(G, text, name):
 
 
 def cmd_info(args):
+    if args.system:
+        from .system import show_versions  # noqa: PLC0415
+
+        show_versions()
+        return 0
+    if getattr(args, "file", None) is None and args.generate is None:
+        raise InputError("info: give a graph FILE (or --generate KIND:...), or --system")
     G = _load(args)
     s = G.summary()
     width = max(len(k) for k in s)
@@ -117,7 +136,9 @@ def cmd_info(args):
 
 
 def _summary(name, r, G, args):
-    """One line saying what the run found."""
+    """One line saying what the run found, its supersteps and run time (start-up said apart)."""
+    from .display import fmt_seconds, plural  # noqa: PLC0415
+
     cols = r.to_numpy()
     n = G.num_vertices
     if name == "bfs":
@@ -131,21 +152,28 @@ def _summary(name, r, G, args):
         top = int(np.argmax(cols["pagerank"])) if n else None
         what = f"top vertex {cols['vertex'][top]} ({cols['pagerank'][top]:.6g})" if n else "empty graph"
     elif name == "wcc":
-        what = f"{len(np.unique(cols['component'])):,} components"
+        what = plural(len(np.unique(cols["component"])), "component")
     elif name == "cdlp":
-        what = f"{len(np.unique(cols['label'])):,} communities"
+        what = plural(len(np.unique(cols["label"])), "community", "communities")
     elif name == "lcc":
         what = f"mean {cols['lcc'].mean() if n else 0:.6g}"
     elif name == "maximal_matching":
-        what = f"{int((cols['mate'] != -1).sum()) // 2:,} matched pairs" if cols["mate"].dtype.kind in "iu" else \
-            f"{sum(m is not None and m != -1 for m in cols['mate']) // 2:,} matched pairs"
+        pairs = int((cols["mate"] != -1).sum()) // 2 if cols["mate"].dtype.kind in "iu" else \
+            sum(m is not None and m != -1 for m in cols["mate"]) // 2
+        what = plural(pairs, "matched pair")
     elif name == "triangle_count":
-        what = f"{r.params.get('total', int(cols['triangles'].sum()) // 3):,} triangles"
+        what = plural(r.params.get("total", int(cols["triangles"].sum()) // 3), "triangle")
     else:  # bc
         top = int(np.argmax(cols["bc"])) if n else None
         what = f"top vertex {cols['vertex'][top]} ({cols['bc'][top]:.6g})" if n else "empty graph"
-    return (f"{name} {what}, {r.supersteps} supersteps, {r.run_time * 1e3:.2f} ms ({r.backend}"
-            f"{', ' + str(r.params.get('partitions')) + ' partitions, ' + r.params['executor'] if r.params.get('partitions') else ''})")
+    where = r.backend
+    if r.params.get("partitions"):
+        where += f", {plural(r.params['partitions'], 'partition')}, {r.params['executor']}"
+    line = f"{name} {what}, {plural(r.supersteps, 'superstep')}, {r.run_time * 1e3:.2f} ms ({where})"
+    startup = r.phases.get("startup_s") or 0.0
+    if startup >= 0.0005:  # a new process's kernel loads (or first compilation): said apart, not run time
+        line += f"; start-up {fmt_seconds(startup)} apart (kernels loaded or compiled)"
+    return line
 
 
 def cmd_algorithm(args):
@@ -173,7 +201,7 @@ def cmd_algorithm(args):
         if args.executor not in (None, "local") or args.scheduler:
             raise InputError("--executor tasks/spmd and --scheduler need --partitions P")
         target = G
-    r = getattr(dgraph, name)(target, *positional, **kwargs)
+    r = getattr(dgraph, name)(target, *positional, progress=None if not args.quiet else False, **kwargs)
     print(_summary(name, r, G, args))
     if args.output is not None:
         dgraph.write(r, args.output, format=args.output_format, overwrite=args.overwrite,
@@ -183,6 +211,22 @@ def cmd_algorithm(args):
 
 
 def cmd_bench(args):
+    """``dgraph bench``: a progress bar counts the runs (dgraph's and the anchors') on a terminal."""
+    from .progress import activity  # noqa: PLC0415
+
+    with activity(f"bench {args.algorithm}", progress=False if args.quiet else None):
+        return _bench(args)
+
+
+def _report(text):
+    """Print a benchmark's report, the progress bar cleared first."""
+    from .progress import end_activity  # noqa: PLC0415
+
+    end_activity()
+    print(text)
+
+
+def _bench(args):
     from .bench import bench_bfs, format_report  # noqa: PLC0415
     from .bench.algorithms import ALGORITHMS as BENCH_ALGORITHMS  # noqa: PLC0415
 
@@ -219,7 +263,7 @@ def cmd_bench(args):
         fig = bench_superstep(PG, executor=args.executor or ("spmd" if client else "local"),
                               exchange=_exchange(args), supersteps=args.supersteps, repeat=args.repeat,
                               transport=args.transport)
-        print(format_superstep(fig))
+        _report(format_superstep(fig))
     elif args.algorithm in BENCH_ALGORITHMS:
         from .bench.algorithms import bench_algorithm, format_algorithm_report  # noqa: PLC0415
 
@@ -230,17 +274,17 @@ def cmd_bench(args):
         fig = bench_algorithm(G, args.algorithm, source=source, iterations=args.iterations, damping=args.damping,
                               delta=args.delta, backend=args.backend, repeat=args.repeat,
                               anchors=not args.no_anchor, sources=args.sources, **_partitioned(args, client))
-        print(format_algorithm_report(fig))
+        _report(format_algorithm_report(fig))
     elif args.partitions:
         from .bench.algorithms import bench_algorithm, format_algorithm_report  # noqa: PLC0415
 
         fig = bench_algorithm(G, "bfs", source=source, backend=args.backend, repeat=args.repeat,
                               anchors=not args.no_anchor, **_partitioned(args, client))
-        print(format_algorithm_report(fig))
+        _report(format_algorithm_report(fig))
     else:
         fig = bench_bfs(G, source=source, backend=args.backend, direction=args.direction, repeat=args.repeat,
                         anchors=not args.no_anchor)
-        print(format_report(fig))
+        _report(format_report(fig))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(fig, fh, indent=2, default=str)
@@ -275,14 +319,19 @@ def cmd_run(args):
         print("dry run: nothing was started, read or written")
         return 0
     p.check_outputs(results, args.overwrite)
-    run = p.run(results, overwrite=args.overwrite, progress=not args.quiet)
+    from .display import fmt_seconds, plural  # noqa: PLC0415
+
+    run = p.run(results, overwrite=args.overwrite, progress=None if not args.quiet else False)
     for rec in run.manifest["steps"]:
         if rec["run"] == "subgraph":
-            print(f"{rec['name']:>12}  subgraph: {rec['vertices']:,} vertices, {rec['edges']:,} edges")
+            print(f"{rec['name']:>12}  subgraph: {plural(rec['vertices'], 'vertex', 'vertices')}, "
+                  f"{plural(rec['edges'], 'edge')}")
         else:
-            touched = f", {rec['edges_touched']:,} edges touched" if rec["edges_touched"] else ""
-            print(f"{rec['name']:>12}  {rec['run']}: {rec['supersteps']} supersteps, {rec['time_s'] * 1e3:,.1f} ms"
-                  f"{touched}")
+            touched = f", {plural(rec['edges_touched'], 'edge')} touched" if rec["edges_touched"] else ""
+            startup = (rec.get("phases") or {}).get("startup_s") or 0.0
+            apart = f" (start-up {fmt_seconds(startup)} apart)" if startup >= 0.0005 else ""
+            print(f"{rec['name']:>12}  {rec['run']}: {plural(rec['supersteps'], 'superstep')}, "
+                  f"{rec['time_s'] * 1e3:,.1f} ms{touched}{apart}")
     for out in run.manifest["outputs"]:
         print(f"{'output':>12}  {out['from']} -> {out['to']}")
     plots = [rec["plot"] for rec in run.manifest["steps"] if rec.get("plot")]
@@ -295,8 +344,11 @@ def build_parser():
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("info", help="sizes and degrees of a graph")
+    p = sub.add_parser("info", help="sizes and degrees of a graph; --system: what dgraph found on this machine")
     _graph_args(p)
+    p.add_argument("--system", action="store_true",
+                   help="versions, numba threads, GPUs and their topology, NCCL/UCX, the cluster dgraph would use "
+                        "and the knobs set (for bug reports; same as dgraph.show_versions())")
     p.set_defaults(func=cmd_info)
 
     for name, spec in ALGORITHMS.items():
@@ -310,6 +362,7 @@ def build_parser():
         p.add_argument("--output-format", help="csv, parquet, npz or graphalytics (default: by extension)")
         p.add_argument("--column", help="the column a graphalytics file holds (default: the first)")
         p.add_argument("--overwrite", action="store_true", help="replace an existing output file")
+        p.add_argument("--quiet", action="store_true", help="no progress bar or log lines on stderr")
         _dist_args(p)
         p.set_defaults(func=cmd_algorithm)
 
@@ -345,6 +398,7 @@ def build_parser():
     p.add_argument("--build", default="cut", choices=["cut", "stream"],
                    help="with --partitions: cut the graph on the client and send the shards (default), or "
                         "stream: each worker generates its own shard (generate_partitioned; needs --generate)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar or log lines on stderr")
     _dist_args(p)
     p.set_defaults(func=cmd_bench)
     return parser
@@ -357,9 +411,12 @@ def _version():
 
 
 def main(argv=None):
+    from .log import command_logging  # noqa: PLC0415
+
     args = build_parser().parse_args(argv)
     try:
-        return args.func(args)
+        with command_logging(quiet=getattr(args, "quiet", False)):
+            return args.func(args)
     except DGraphError as exc:
         print(f"dgraph: error: {exc}", file=sys.stderr)
         return 2

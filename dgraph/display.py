@@ -63,6 +63,11 @@ def fmt_num(x, digits=4) -> str:
     return str(x)
 
 
+def plural(n, word, words=None) -> str:
+    """``1 superstep``, ``2 supersteps``, ``1,024 components`` (``words``: an irregular plural)."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
 def fmt_seconds(s) -> str:
     """A duration: ``0.00042`` -> ``'420 µs'``, ``0.81`` -> ``'810 ms'``, ``75`` -> ``'75.0 s'``."""
     if s is None:

@@ -76,14 +76,37 @@ def _figure_class():
     return _FIGURE
 
 
-def superstep_figure(stats, title):
+#: a title longer than this many characters is wrapped onto more lines (it would be clipped)
+TITLE_WIDTH = 70
+
+
+def _wrap(title, width=TITLE_WIDTH):
+    """``title`` on lines of at most about ``width`` characters, broken after its commas (so "222 ms"
+    stays whole), or at spaces where one part is longer than a line."""
+    import textwrap  # noqa: PLC0415
+
+    lines, line = [], ""
+    for part in title.split(", "):
+        joined = f"{line}, {part}" if line else part
+        if len(joined) <= width or not line:
+            line = joined
+        else:
+            lines.append(line + ",")
+            line = part
+    lines.append(line)
+    return "\n".join(wrapped for ln in lines for wrapped in textwrap.wrap(ln, width, break_on_hyphens=False))
+
+
+def superstep_figure(stats, title, startup_s=None):
     """A matplotlib Figure of per-superstep stats, in two panels sharing the x axis "superstep".
 
     stats : a pandas DataFrame with one row per superstep (``Result.stats``;
         a list of dicts works too).  Columns used: ``superstep`` (x; the row
         number when absent), ``frontier`` and ``edges`` (top panel, "frontier
         size" and "edges touched"), ``time_s`` (bottom panel, in ms).
-    title : the figure's title.
+    title : the figure's title (wrapped onto two or more lines when long).
+    startup_s : the run's start-up seconds (``Result.phases["startup_s"]``): said in a note, since
+        no superstep's time includes it.
 
     A panel whose columns are missing says "no <column> recorded"; a frame
     with no rows gives a figure that says there were no supersteps.  A panel
@@ -95,7 +118,7 @@ def superstep_figure(stats, title):
     df = _frame(stats)
     fig = _figure_class()(figsize=(7.5, 5.5), dpi=110, layout="constrained")
     top, bottom = fig.subplots(2, 1, sharex=True)
-    fig.suptitle(str(title) if title is not None else "", fontsize=11)
+    fig.suptitle(_wrap(str(title)) if title is not None else "", fontsize=11)
     top.set_ylabel("frontier size")
     bottom.set_ylabel("time per superstep (ms)")
     bottom.set_xlabel("superstep")
@@ -153,7 +176,12 @@ def superstep_figure(stats, title):
             bottom.set_yscale("log", nonpositive="mask")
         finite = np.isfinite(ms)
         if finite.any():
-            _say(bottom, f"total {np.nansum(ms):,.3g} ms over {int(finite.sum()):,} supersteps", where="corner")
+            from .display import fmt_seconds, plural  # noqa: PLC0415
+
+            note = f"total {fmt_seconds(np.nansum(t))} over {plural(int(finite.sum()), 'superstep')}"
+            if startup_s:
+                note += f"\nstart-up {fmt_seconds(startup_s)} (kernels loaded or compiled) not included"
+            _say(bottom, note, where="corner")
     if np.all(np.isfinite(x)) and len(x):
         lo, hi = float(np.min(x)), float(np.max(x))
         if lo == hi:
@@ -161,7 +189,7 @@ def superstep_figure(stats, title):
     return fig
 
 
-def save_superstep_plot(stats, path, title):
+def save_superstep_plot(stats, path, title, startup_s=None):
     """Write :func:`superstep_figure` of ``stats`` as a PNG at ``path``; returns the Path.
 
     Written whole or not at all: to a temporary file in the same folder, then
@@ -170,7 +198,7 @@ def save_superstep_plot(stats, path, title):
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig = superstep_figure(stats, title)
+    fig = superstep_figure(stats, title, startup_s)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         with open(tmp, "xb") as f:

@@ -14,6 +14,7 @@ distributed = pytest.importorskip("distributed")
 
 from dgraph import cluster  # noqa: E402
 from dgraph.cluster import ClusterError  # noqa: E402
+from dgraph.cluster.connect import _bokeh_installed  # noqa: E402
 from dgraph.errors import DGraphError, InputError  # noqa: E402
 
 from procs import ROOT, connect_when_ready, free_port, spawner  # noqa: E402
@@ -60,8 +61,8 @@ def test_local_two_workers_run_tasks_in_two_processes():
 
 
 def test_connect_again_closes_the_previous_cluster():
-    first = cluster.connect("local", workers=1, threads_per_worker=2, dashboard=True)
-    assert first.dashboard_link.startswith("http")
+    first = cluster.connect("local", workers=1, threads_per_worker=2, dashboard=False)
+    assert cluster.dashboard_link(first) is None  # (first.dashboard_link would name a page that is not there)
     (worker,) = first.scheduler_info(n_workers=-1)["workers"].values()
     assert worker["nthreads"] == 2
     second = cluster.connect("LOCAL", workers=1)
@@ -149,7 +150,7 @@ def test_bad_arguments(kw):
 
 def test_cuda_without_dask_cuda(monkeypatch):
     monkeypatch.setitem(sys.modules, "dask_cuda", None)  # import dask_cuda -> ImportError
-    with pytest.raises(ClusterError, match=r"pip install dgraph\[cuda\]") as info:
+    with pytest.raises(ClusterError, match=r"pip install 'dgraph-frontier\[cuda\]'") as info:
         cluster.connect("cuda")
     assert info.value.__cause__ is None
 
@@ -161,7 +162,7 @@ def test_ucx_without_distributed_ucxx(monkeypatch):
                  lambda: cluster.connect("local", protocol="ucx"),
                  lambda: cluster.connect("ucx://127.0.0.1:8786", timeout=1),
                  lambda: cluster.connect("127.0.0.1:8786", protocol="ucx", timeout=1)):
-        with pytest.raises(ClusterError, match=r"pip install dgraph\[ucx\]"):
+        with pytest.raises(ClusterError, match=r"pip install 'dgraph-frontier\[ucx\]'"):
             call()
 
 
@@ -188,7 +189,9 @@ def test_cuda_starts_local_cuda_cluster_with_nvls_off(monkeypatch):
     client = cluster.connect("cuda", workers=1, rmm_pool_size=None)
     try:
         assert seen["n_workers"] == 1 and seen["protocol"] == "tcp"
-        assert seen["threads_per_worker"] == 1 and seen["scheduler_kwargs"]["dashboard"] is False
+        assert seen["threads_per_worker"] == 1
+        # the dashboard as Dask does it: on where bokeh is installed, else off
+        assert ("scheduler_kwargs" not in seen) == _bokeh_installed()
         assert "rmm_pool_size" in seen  # extra keywords go to LocalCUDACluster
         env = client.run(lambda: os.environ.get("NCCL_NVLS_ENABLE"))
         assert list(env.values()) == ["0"]
@@ -286,3 +289,68 @@ def test_cuda_cluster_one_worker_per_gpu(protocol):
     if n_gpus > 1:  # workers= limits the GPUs used
         client = cluster.connect("cuda", workers=1, protocol=protocol, timeout=60)
         assert len(cluster.worker_addresses(client)) == 1
+
+
+def test_dashboard_follows_dask_and_its_link_exists_only_with_it():
+    """connect() starts the dashboard where bokeh is installed (Dask's convention); dashboard_link
+    names it then, and is None when the scheduler serves none."""
+    import urllib.request
+
+    pytest.importorskip("bokeh")
+    client = cluster.connect(workers=1)
+    try:
+        link = cluster.dashboard_link(client)
+        assert link is not None and link.startswith("http://")
+        with urllib.request.urlopen(link, timeout=10) as page:  # the scheduler on this machine
+            assert page.status == 200 and b"bokeh" in page.read().lower()
+    finally:
+        cluster.close()
+    client = cluster.connect(workers=1, dashboard=False)
+    try:
+        assert cluster.dashboard_link(client) is None
+    finally:
+        cluster.close()
+
+
+def test_dashboard_true_without_bokeh_says_how_to_get_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "bokeh", None)
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "bokeh" else real(name, *a))
+    with pytest.raises(ClusterError, match=r"needs bokeh.*pip install 'dgraph-frontier\[dashboard\]'"):
+        cluster.connect(workers=1, dashboard=True)
+    assert cluster.current_client() is None
+
+
+_BUSY_CLOSE = """
+import time
+from dgraph import cluster
+
+def busy(seconds):
+    import time
+    t = time.time()
+    while time.time() - t < seconds:
+        pass
+
+if __name__ == "__main__":
+    client = cluster.connect(workers=2, dashboard=False)
+    tasks = [client.submit(busy, 30, pure=False) for _ in range(2)]
+    time.sleep(1)
+    assert not any(f.done() for f in tasks)
+    cluster.close()
+    time.sleep(0.5)
+    print("closed")
+"""
+
+
+@pytest.mark.slow  # the nanny waits 4 s before it kills a busy worker
+def test_shutdown_is_quiet(tmp_path):
+    """Closing the cluster connect() started says nothing, even with tasks still running on it (Dask
+    warns there: each cancelled task, and "Worker process still alive after 4.0 seconds, killing")."""
+    script = tmp_path / "busy_close.py"
+    script.write_text(_BUSY_CLOSE)
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert p.returncode == 0 and p.stdout.strip() == "closed", p.stderr
+    assert "WARNING" not in p.stderr and "Traceback" not in p.stderr, p.stderr

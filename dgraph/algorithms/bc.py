@@ -110,7 +110,7 @@ class BC(Program):
     def run_steps(self, shard, st, ctx, limit):
         """Every batch at once on one whole shard (numpy): Brandes source by source in numba
         (:mod:`dgraph.backend.cpu_bc`), the same bits, and the superstep records the Program gives."""
-        import time  # noqa: PLC0415
+        from .. import startup  # noqa: PLC0415
 
         if not st.fast or ctx.step != 0:
             return None
@@ -125,7 +125,7 @@ class BC(Program):
         sc = cpu_bc.Scratch(n, shard.indices.dtype)
         out = []
         for k in range(self.num_batches):
-            t0 = time.perf_counter()
+            sw = startup.Stopwatch()
             per = [cpu_bc.run_source(shard.indptr, shard.indices, cindptr, cindices, directed, int(s),
                                      self.endpoints, st.bc, sc)
                    for s in self.sources[k * self.batch:(k + 1) * self.batch]]
@@ -141,8 +141,11 @@ class BC(Program):
                      "edges": int(oute[L] + ine[L]), "done": False} for L in range(D + 1)]
             reps += [{"phase": "backward", "batch": k, "level": L, "frontier": int(cnt[L]), "edges": int(oute[L]),
                       "done": False} for L in range(D - 1, 0, -1)]
-            seconds = (time.perf_counter() - t0) / len(reps)
+            seconds = sw.lap() / len(reps)
             out += [(r, seconds) for r in reps]
+            if ctx.tick is not None and limit >= 1 << 30:  # (a max_supersteps cut may undo the batch)
+                for r in reps:
+                    ctx.tick(r, seconds)
         out[-1][0]["done"] = True
         if len(out) > limit:  # a max_supersteps cut: run it superstep by superstep instead
             st.bc[:] = 0.0
@@ -366,7 +369,7 @@ def _check_bool(name, value):
 
 
 def bc(G, sources=None, *, normalized=True, endpoints=False, backend=None, executor=None, exchange="butterfly",
-       fanout=None, transport="auto", batch_size=None, on_step=None):
+       fanout=None, transport="auto", batch_size=None, on_step=None, progress=False):
     """Betweenness centrality (Brandes), unweighted: column ``bc`` (float64).
 
     ``sources=None`` is exact betweenness over every source: Brandes'
@@ -432,7 +435,7 @@ def bc(G, sources=None, *, normalized=True, endpoints=False, backend=None, execu
         return BC(internal, batch, normalized=normalized, endpoints=endpoints)
 
     return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
-                       transport=transport, on_step=on_step,
+                       transport=transport, on_step=on_step, progress=progress,
                        params={"sources": "all" if items is None else len(items), "normalized": normalized,
                                "endpoints": endpoints})
 

@@ -175,7 +175,7 @@ class CDLP(Program):
         changed-flags of the next superstep compare against (no copy)."""
         if "size" not in st or not shard.whole:
             return None
-        import time  # noqa: PLC0415
+        from .. import startup  # noqa: PLC0415
 
         prev = st.get("next")  # a later call: ``next`` holds the labels before (None: the first superstep)
         if prev is None:
@@ -183,13 +183,15 @@ class CDLP(Program):
         out = []
         report, step = ctx.report, ctx.step
         while len(out) < limit and not self.converged(report, step):
-            t0 = time.perf_counter()
+            sw = startup.Stopwatch()
             label, nxt = st["label"], st["next"]
             changed = self._fused_step(shard, st, report, label, nxt, prev)
             st["label"], st["next"] = nxt, label
             prev = label
             report = {"changed": int(changed)}
-            out.append((report, time.perf_counter() - t0))
+            out.append((report, sw.lap()))
+            if ctx.tick is not None:
+                ctx.tick(*out[-1])
             step += 1
         return out
 
@@ -236,7 +238,7 @@ class CDLP(Program):
 
 
 def cdlp(G, *, iterations=10, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto",
-         kernels="fused", on_step=None):
+         kernels="fused", on_step=None, progress=False):
     """Community detection by label propagation, LDBC Graphalytics semantics (column ``label``).
 
     iterations : the number of synchronous label updates (Graphalytics: a
@@ -262,5 +264,5 @@ def cdlp(G, *, iterations=10, backend=None, executor=None, exchange="butterfly",
         return CDLP(iterations, kernels)
 
     return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
-                       transport=transport, on_step=on_step, vertex_columns=("label",),
+                       transport=transport, on_step=on_step, progress=progress, vertex_columns=("label",),
                        params={"iterations": int(iterations)})

@@ -29,7 +29,7 @@ from .triangles import TriangleProgram, run_triangles
 
 
 def lcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto", kernels="fused",
-        on_step=None):
+        on_step=None, progress=False):
     """The local clustering coefficient of every vertex (column ``lcc``, float64), LDBC Graphalytics rule.
 
     Directed graphs: neighbors are in- and out-neighbors, the numerator
@@ -43,7 +43,7 @@ def lcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, tr
     Other keywords as in :func:`dgraph.bfs`.
     """
     return run_triangles(G, True, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
-                         transport=transport, on_step=on_step, kernels=kernels)
+                         transport=transport, on_step=on_step, progress=progress, kernels=kernels)
 
 
 __all__ = ["lcc", "TriangleProgram"]

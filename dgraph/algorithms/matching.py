@@ -15,7 +15,7 @@ from ..errors import InputError
 
 
 def maximal_matching(G, *, left=None, seed=0, hops=1, backend=None, executor=None, exchange="butterfly",
-                     fanout=None, transport="auto", on_step=None):
+                     fanout=None, transport="auto", on_step=None, progress=False):
     """A maximal matching of a bipartite graph: column ``mate`` (the matched vertex, -1 if none).
 
     left : the vertices of one side (the others are the right side); None 2-colours a Graph (an
@@ -29,7 +29,7 @@ def maximal_matching(G, *, left=None, seed=0, hops=1, backend=None, executor=Non
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise InputError(f"seed={seed!r}: expected a non-negative integer")
     return run(G, left=left, seed=seed, hops=hops, backend=backend, executor=executor, exchange=exchange,
-               fanout=fanout, transport=transport, on_step=on_step)
+               fanout=fanout, transport=transport, on_step=on_step, progress=progress)
 
 
 __all__ = ["maximal_matching"]

@@ -159,7 +159,7 @@ class PageRank(Program):
         :func:`~dgraph.backend.cpu_kernels.pagerank_step` (the in-edge sums, the new ranks, their
         change and the next shares in one pass); the dangling mass and the L1 change are still numpy
         sums, so the ranks and the reports are the superstep path's bits."""
-        import time  # noqa: PLC0415
+        from .. import startup  # noqa: PLC0415
 
         if self.variant != "pull" or not shard.whole or shard.n == 0:
             return None
@@ -177,7 +177,7 @@ class PageRank(Program):
         step = ctx.step
         report = ctx.report
         while len(out) < limit and not self.converged(report, step):
-            t0 = time.perf_counter()
+            sw = startup.Stopwatch()
             base = np.atleast_1d(np.asarray(self._base(shard, st), dtype=np.float64))
             old = st["rank"]
             new = spare
@@ -185,7 +185,9 @@ class PageRank(Program):
             st["rank"], spare = new, old
             share, nxt = nxt, share
             report = {"delta": float(diff.sum()), "n": n}
-            out.append((report, time.perf_counter() - t0))
+            out.append((report, sw.lap()))
+            if ctx.tick is not None:
+                ctx.tick(*out[-1])
             step += 1
         return out
 
@@ -214,7 +216,7 @@ def _teleport(ids, n, personalization):
 
 def pagerank(G, *, damping=0.85, iterations=None, tol=1e-6, max_iterations=100, personalization=None,
              variant="pull", backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto",
-             on_step=None):
+             on_step=None, progress=False):
     """PageRank of every vertex (column ``pagerank``), fp64, summing to 1.
 
     damping : the probability of following an edge (0.85).
@@ -239,5 +241,5 @@ def pagerank(G, *, damping=0.85, iterations=None, tol=1e-6, max_iterations=100, 
         return PageRank(damping, iterations, tol, max_iterations, _teleport(ids, ids.n, personalization), variant)
 
     return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
-                       transport=transport, on_step=on_step,
+                       transport=transport, on_step=on_step, progress=progress,
                        params={"damping": damping, "iterations": iterations, "variant": variant})

@@ -231,7 +231,7 @@ class SSSP(Program):
         """The single whole shard on numpy: many supersteps per numba call
         (:func:`dgraph.backend.cpu_sssp.run_steps`, the same states and counters as superstep +
         receive).  The per-superstep times are the call's time shared out by arcs scanned."""
-        import time  # noqa: PLC0415
+        from .. import startup  # noqa: PLC0415
 
         if st.gpu and shard.whole:
             return self._gpu_run_steps(shard, st, limit)
@@ -259,17 +259,19 @@ class SSSP(Program):
                np.zeros((T, n), bool), np.empty((T, n), shard.indices.dtype), np.zeros(T, np.int64))
         out = []
         while nf and len(out) < limit:
-            t0 = time.perf_counter()
+            sw = startup.Stopwatch()
             steps, nf, pile, npile, st.bound = cpu_sssp.run_steps(
                 shard.indptr, shard.indices, w, weighted, st.dist, st.hops, st.pending, front, nf, pile, npile,
                 st.bound, self.delta, limit - len(out), st.bd, st.bh, st.mark, st.touched, *rec, PAR_MIN_ARCS,
                 *par)
-            spent = time.perf_counter() - t0
+            spent = sw.lap()
             fr, far, bound, improved, edges = (a[:steps].tolist() for a in rec)
             weight = sum(edges) + steps
             for i in range(steps):
                 out.append(({"frontier": fr[i], "far": far[i], "bound": bound[i], "improved": improved[i],
                              "edges": edges[i]}, spent * (edges[i] + 1) / weight))
+                if ctx.tick is not None:
+                    ctx.tick(*out[-1])
         st.frontier = front[:nf].copy()
         st.pile = pile[:npile].copy()
         return out
@@ -649,7 +651,7 @@ def _check_delta(delta):
 
 
 def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butterfly", fanout=None,
-         transport="auto", kernels="fused", on_step=None):
+         transport="auto", kernels="fused", on_step=None, progress=False):
     """Shortest path distances from ``source`` (a user vertex id), by near/far delta-stepping.
 
     Returns a :class:`~dgraph.engine.result.Result` with columns ``distance``
@@ -706,7 +708,7 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
             return SSSP(ids.to_internal(source, what="source"), width, kernels=kernels, dist=dist)
 
         return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
-                           transport=transport, on_step=on_step, vertex_columns=("parent",),
+                           transport=transport, on_step=on_step, progress=progress, vertex_columns=("parent",),
                            missing={"distance": math.inf, "parent": -1},
                            params={"source": source, "delta": delta})
 

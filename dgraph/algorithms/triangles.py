@@ -323,20 +323,21 @@ class TriangleProgram(Program):
         return {"lcc": lcc}
 
 
-def run_triangles(G, lcc, *, backend, executor, exchange, fanout, transport, on_step, kernels="fused"):
+def run_triangles(G, lcc, *, backend, executor, exchange, fanout, transport, on_step, kernels="fused",
+                  progress=False):
     from ..engine.run import run_program  # noqa: PLC0415
 
     if kernels not in ("fused", "generic"):
         raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
     r = run_program(lambda ids: TriangleProgram(lcc=lcc, kernels=kernels), G, backend=backend, executor=executor,
-                    exchange=exchange, fanout=fanout, transport=transport, on_step=on_step)
+                    exchange=exchange, fanout=fanout, transport=transport, on_step=on_step, progress=progress)
     records = r.stats_records
     r.params["total"] = int(records[-1]["total"]) if records and "total" in records[-1] else 0
     return r
 
 
 def triangle_count(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto",
-                   kernels="fused", on_step=None):
+                   kernels="fused", on_step=None, progress=False):
     """The number of triangles through every vertex (column ``triangles``, int64), as ``nx.triangles``.
 
     The graph is taken as simple and undirected: edge directions, self loops
@@ -354,7 +355,7 @@ def triangle_count(G, *, backend=None, executor=None, exchange="butterfly", fano
     Other keywords as in :func:`dgraph.bfs`.
     """
     return run_triangles(G, False, backend=backend, executor=executor, exchange=exchange,
-                         fanout=fanout, transport=transport, on_step=on_step, kernels=kernels)
+                         fanout=fanout, transport=transport, on_step=on_step, progress=progress, kernels=kernels)
 
 
 __all__ = ["triangle_count", "TriangleProgram"]

@@ -255,7 +255,7 @@ def _pointer_jump(xp, p):
 
 
 def wcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto", kernels="fused",
-        on_step=None):
+        on_step=None, progress=False):
     """Weakly connected components (edge direction ignored).
 
     Returns a :class:`~dgraph.engine.result.Result` with column ``component``:
@@ -275,7 +275,8 @@ def wcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, tr
     if kernels not in ("fused", "generic"):
         raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
     return run_program(lambda ids: WCC(kernels=kernels), G, backend=backend, executor=executor, exchange=exchange,
-                       fanout=fanout, transport=transport, on_step=on_step, vertex_columns=("component",),
+                       fanout=fanout, transport=transport, on_step=on_step, progress=progress,
+                       vertex_columns=("component",),
                        params={"kernels": kernels})
 
 

@@ -26,7 +26,7 @@ def cupy_module():
     except Exception as exc:  # ImportError, or a broken CUDA install
         raise BackendError(
             f"backend='cupy' needs CuPy and a CUDA GPU, but CuPy cannot be imported ({exc}); "
-            "install dgraph[cuda] on a machine with an NVIDIA GPU, or use backend='numpy'"
+            "install 'dgraph-frontier[cuda]' on a machine with an NVIDIA GPU, or use backend='numpy'"
         ) from None
     try:
         count = cupy.cuda.runtime.getDeviceCount()

@@ -21,16 +21,19 @@ import numba
 import numpy as np
 from numba import prange
 
+from ..startup import numba_kernel
+
 
 def _jit(fn, parallel=False):
-    """Compile with numba on first call (importing dgraph compiles nothing); ``parallel=True`` lets
-    ``prange`` loops run over the CPU's threads."""
+    """Compile with numba on first call (importing dgraph compiles nothing, and a call loads only the
+    kernels it runs); ``parallel=True`` lets ``prange`` loops run over the CPU's threads.  The
+    compilation or cache load is start-up time (:mod:`dgraph.startup`), not the caller's."""
     compiled = None
 
     def call(*args):
         nonlocal compiled
         if compiled is None:
-            compiled = numba.njit(cache=True, nogil=True, parallel=parallel)(fn)
+            compiled = numba_kernel(fn, nogil=True, parallel=parallel)
         return compiled(*args)
 
     call.__name__ = fn.__name__

@@ -394,7 +394,10 @@ def function(source, name, *options, cooperative=False):
     key = (cupy.cuda.Device().id, source, options, cooperative, name)
     f = _functions.get(key)
     if f is None:
-        f = _functions[key] = compiled(source, *options, cooperative=cooperative).get_function(name)
+        from ..startup import timed  # noqa: PLC0415
+
+        with timed():  # CuPy compiles the module (or loads it from its disk cache) here: start-up time
+            f = _functions[key] = compiled(source, *options, cooperative=cooperative).get_function(name)
     return f
 
 

@@ -60,6 +60,7 @@ import time
 import numpy as np
 
 from ..backend import array_module, to_numpy
+from ..progress import note, tick
 from .bfs import _gunrock_key, pick_source
 from .memory import graph_bytes, peak_memory
 from .report import _bytes
@@ -75,11 +76,13 @@ NOT_INSTALLED = "not installed"
 def _timed(fn, repeat):
     """(median ms, min ms, last output) of ``repeat`` runs of fn() after one warm-up run."""
     out = fn()
+    tick()
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t)
+        tick()
     return statistics.median(times) * 1e3, min(times) * 1e3, out
 
 
@@ -162,6 +165,7 @@ def reached_edges(G, reached):
 
 def _run_anchor(name, lib, fn):
     """``fn(module)`` measures one anchor; a library that is missing, or an anchor that fails, is reported."""
+    note(f"anchor: {name}")
     mod = None
     if lib is not None:
         mod = _try_import(lib)
@@ -966,7 +970,8 @@ def _format_partitioned(fig):
     if ph:
         lines.append(f"  phases      {ph['loop_s']:10.3f} ms   supersteps; outside them: Dask launch and completion "
                      f"{ph['launch_s']:.3f} ms, set-up {ph['init_s']:.3f} ms, final exchange and results "
-                     f"{ph['final_s']:.3f} ms, client {ph['submit_s']:.3f} ms")
+                     f"{ph['final_s']:.3f} ms, client {ph['submit_s']:.3f} ms"
+                     + (f"; start-up {ph['startup_s']:.3f} ms apart" if ph.get("startup_s") else ""))
     for addr, mem in sorted((fig.get("worker_memory") or {}).items()):
         what = ", ".join(f"{k.replace('_bytes', '').replace('_', ' ')} {_bytes(v)}" for k, v in mem.items())
         lines.append(f"  memory      {addr}: {what}")

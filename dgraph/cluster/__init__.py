@@ -1,18 +1,23 @@
 """Dask clusters for dgraph: start a local one, a LocalCUDACluster, or reach
 a scheduler started by hand (see ``cluster/README.md`` in the repository).
+The lines marked +SKIP start a local CPU cluster of 2 processes, which the
+docs test (tests/test_docs.py) does not; the dashboard link is None where
+bokeh is not installed.
 
 >>> from dgraph import cluster
->>> client = cluster.connect(workers=2)        # local CPU cluster, 2 processes
+>>> client = cluster.connect(workers=2)        # doctest: +SKIP
 >>> cluster.worker_addresses(client)           # doctest: +SKIP
 ['tcp://127.0.0.1:40123', 'tcp://127.0.0.1:40777']
+>>> cluster.dashboard_link(client)             # doctest: +SKIP
+'http://127.0.0.1:8787/status'
 >>> cluster.close()
 
 Importing this package does not import dask or distributed; ``connect()`` does.
 """
 
-from .connect import close, connect, current_client
+from .connect import close, connect, current_client, dashboard_link
 from .errors import ClusterError
 from .workers import GPUInfo, WorkerDevice, worker_addresses, worker_devices
 
-__all__ = ["connect", "close", "current_client", "ClusterError", "worker_addresses",
+__all__ = ["connect", "close", "current_client", "dashboard_link", "ClusterError", "worker_addresses",
            "worker_devices", "WorkerDevice", "GPUInfo"]

@@ -18,6 +18,7 @@ this module stays cheap.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -27,7 +28,7 @@ import threading
 from ..errors import InputError
 from .errors import ClusterError
 
-__all__ = ["connect", "close", "current_client"]
+__all__ = ["connect", "close", "current_client", "dashboard_link"]
 
 README = "cluster/README.md"
 
@@ -59,14 +60,14 @@ _STATE = _State()
 
 
 def connect(target=None, *, workers=None, threads_per_worker=1, protocol="tcp",
-            memory_limit="auto", dashboard=False, timeout=10, **cluster_kwargs):
+            memory_limit="auto", dashboard=None, timeout=10, **cluster_kwargs):
     """Start or reach a Dask cluster and return a ``distributed.Client`` to it.
 
     Parameters
     ----------
     target : None, str, Client or Cluster
         ``None``/``"local"``: a local cluster of worker processes;
-        ``"cuda"``: a ``LocalCUDACluster`` (needs ``pip install dgraph[cuda]``);
+        ``"cuda"``: a ``LocalCUDACluster`` (needs ``pip install 'dgraph-frontier[cuda]'``);
         ``"tcp://host:8786"``, ``"ucx://host:8786"``, ``"host:8786"``: an
         existing scheduler; ``"path/scheduler.json"``: an existing scheduler
         file; a ``Client`` or ``Cluster`` object: use it as is.
@@ -80,13 +81,16 @@ def connect(target=None, *, workers=None, threads_per_worker=1, protocol="tcp",
         Threads in each local/CUDA worker process (default 1).
     protocol : "tcp" or "ucx"
         Protocol of a local/CUDA cluster; for ``"host:8786"`` the scheme put
-        in front. UCX needs ``pip install dgraph[ucx]`` (distributed-ucxx).
+        in front. UCX needs ``pip install 'dgraph-frontier[ucx]'`` (distributed-ucxx).
     memory_limit : str or int
         Per-worker memory limit of a local/CUDA cluster ("auto": share the
         machine's memory among the workers).
-    dashboard : bool
-        Start the Dask dashboard on a random free port (``client.dashboard_link``
-        says where). Off by default.
+    dashboard : bool or None
+        The Dask dashboard of a local/CUDA cluster, on port 8787 (a free port
+        when 8787 is taken).  None (the default) follows Dask: on when bokeh is
+        installed (``pip install 'dgraph-frontier[dashboard]'``), else off;
+        True insists (ClusterError without bokeh); False: none.
+        :func:`dashboard_link` gives its URL, or None when there is none.
     timeout : float
         Seconds to wait for a scheduler to answer, and then for its workers.
     **cluster_kwargs
@@ -152,16 +156,17 @@ def close():
         client, owns, cluster = _STATE.client, _STATE.owns_client, _STATE.cluster
         _STATE.client, _STATE.owns_client, _STATE.cluster = None, False, None
     errors = []
-    if client is not None and owns:
-        try:
-            client.close()
-        except Exception as exc:  # pragma: no cover - best effort
-            errors.append(exc)
-    if cluster is not None:
-        try:
-            cluster.close()
-        except Exception as exc:  # pragma: no cover - best effort
-            errors.append(exc)
+    with _quiet_shutdown(client if cluster is not None else None):
+        if client is not None and owns:
+            try:
+                client.close()
+            except Exception as exc:  # pragma: no cover - best effort
+                errors.append(exc)
+        if cluster is not None:
+            try:
+                cluster.close()
+            except Exception as exc:  # pragma: no cover - best effort
+                errors.append(exc)
     if errors:  # pragma: no cover
         raise ClusterError(f"closing the Dask cluster failed: {errors[0]}") from errors[0]
 
@@ -197,7 +202,7 @@ def _preflight(kind, where, protocol):
             import dask_cuda
         except ImportError:
             raise ClusterError("connect('cuda') needs dask-cuda, which is not installed: "
-                               "pip install dgraph[cuda]") from None
+                               "pip install 'dgraph-frontier[cuda]'") from None
     if kind in ("local", "cuda") and protocol in ("ucx", "ucxx"):
         _require_ucx(f"connect({kind!r}, protocol={protocol!r})")
     elif kind in ("address", "file"):
@@ -395,21 +400,97 @@ def _require_ucx(what):
         import distributed_ucxx  # noqa: F401
     except ImportError:
         raise ClusterError(f"{what} needs UCX support for Dask (distributed-ucxx), which is not "
-                           f"installed: pip install dgraph[ucx]") from None
+                           f"installed: pip install 'dgraph-frontier[ucx]'") from None
 
 
 def _dashboard_options(dashboard, kwargs):
-    """Scheduler dashboard on a random free port, or none at all.
+    """The scheduler's dashboard, as Dask does it: on where bokeh is installed (``dashboard=None``),
+    on port 8787, or on a free port when 8787 is taken (no warning about it); else none.
 
     Even without a dashboard the scheduler serves HTTP (health, metrics); it
-    goes on a random port too, so that no fixed port (8787) is taken or
-    warned about.
+    goes on a random port then, so that no fixed port (8787) is taken.
     """
-    options = {"dashboard_address": ":0"}
-    if not dashboard:
-        user = kwargs.pop("scheduler_kwargs", None) or {}
-        options["scheduler_kwargs"] = {"dashboard": False, **user}
-    return options
+    has_bokeh = _bokeh_installed()
+    if dashboard and not has_bokeh:
+        raise ClusterError("connect(dashboard=True): the Dask dashboard needs bokeh, which is not installed: "
+                           "pip install 'dgraph-frontier[dashboard]' (or dashboard=None: on only when bokeh is)")
+    if dashboard is None:
+        dashboard = has_bokeh
+    if dashboard:
+        return {"dashboard_address": ":8787" if _port_free(8787) else ":0"}
+    user = kwargs.pop("scheduler_kwargs", None) or {}
+    return {"dashboard_address": ":0", "scheduler_kwargs": {"dashboard": False, **user}}
+
+
+def _bokeh_installed():
+    import importlib.util  # noqa: PLC0415
+
+    return importlib.util.find_spec("bokeh") is not None
+
+
+def _port_free(port):
+    import socket  # noqa: PLC0415
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("", port))
+        except OSError:
+            return False
+    return True
+
+
+def dashboard_link(client=None):
+    """The URL of the Dask dashboard of ``client``'s scheduler (default: the current client), or
+    None when that scheduler serves none.
+
+    ``client.dashboard_link`` gives a URL whether or not a dashboard is there: a scheduler started
+    without one (or without bokeh) answers it with 404 or a page asking for bokeh.
+    """
+    client = client if client is not None else current_client()
+    if client is None:
+        return None
+    try:
+        served = client.run_on_scheduler(_serves_dashboard)
+    except Exception:  # noqa: BLE001 - a scheduler we cannot ask: say nothing rather than a wrong link
+        return None
+    return client.dashboard_link if served else None
+
+
+def _serves_dashboard(dask_scheduler=None):
+    """On the scheduler: whether its HTTP server carries Dask's bokeh dashboard (the application
+    ``distributed.dashboard.scheduler.connect`` adds: BokehApplication, DaskBokehTornado in newer
+    releases)."""
+    app = getattr(dask_scheduler, "http_application", None)
+    return any("Bokeh" in type(a).__name__ for a in getattr(app, "applications", ()))
+
+
+@contextlib.contextmanager
+def _quiet_shutdown(client):
+    """A cluster that connect() started shuts down without chatter: its workers' loggers and this
+    process's (where LocalCluster keeps the nannies) are raised to ERROR for the close, so no
+    "worker process still alive, killing" warning and no heartbeat traceback from a worker whose
+    scheduler left first follows the results.  ``client`` None: nothing to quiet."""
+    if client is None:
+        yield
+        return
+    try:
+        client.run(_quiet_worker)
+    except Exception:  # noqa: BLE001 - workers already gone: nothing left to quiet there
+        pass
+    names = ("distributed", "dask_cuda", "tornado", "asyncio")
+    saved = {n: logging.getLogger(n).level for n in names}
+    for n in names:
+        logging.getLogger(n).setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for n, level in saved.items():
+            logging.getLogger(n).setLevel(level)
+
+
+def _quiet_worker():
+    for name in ("distributed", "dask_cuda", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def _quiet_distributed(level):

@@ -379,7 +379,9 @@ def vertex_kernel(t, field_kinds, message_kind, id_kind, degree_kind):
         body += [f"if i < own and not {halt}:", "    cont = True"]
     args = [f"F{j}" for j in range(len(used))] + [f"H{j}" for j in range(len(gen.hoisted))]
     src = _VERTEX_TEMPLATE.format(args=", ".join(args), body="\n".join("        " + line for line in body))
-    return FusedStep(_load(src).vertex_step, used, gen.hoisted)
+    from ..startup import timed_dispatcher  # noqa: PLC0415
+
+    return FusedStep(timed_dispatcher(_load(src).vertex_step), used, gen.hoisted)
 
 
 _CUDA_TEMPLATE = r"""

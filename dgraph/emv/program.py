@@ -137,7 +137,7 @@ class Program:
 
     # -- running ------------------------------------------------------------------------------
     def run(self, G, *, init=None, active=None, hops=1, backend=None, executor=None, exchange="butterfly",
-            fanout=None, transport="auto", on_step=None):
+            fanout=None, transport="auto", on_step=None, progress=False):
         """Run on a Graph or PartitionedGraph; a Result with one column per vertex_state field.
 
         init : {field: scalar | array over the vertices | {vertex: value}} (others: the field's default).
@@ -171,7 +171,7 @@ class Program:
 
         vcols = tuple(f.name for f in self.fields if f.is_vertex and f.name in self.outputs)
         return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
-                           transport=transport, on_step=on_step, vertex_columns=vcols,
+                           transport=transport, on_step=on_step, progress=progress, vertex_columns=vcols,
                            missing={c: -1 for c in vcols}, params={"hops": hops, "program": self.name})
 
     def _weight_step(self):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 
+from .. import startup
 from .program import StepContext
 
 _MANY = 1 << 30
@@ -20,9 +21,12 @@ _MANY = 1 << 30
 def run_local(program, shards, *, max_supersteps=None, on_step=None, sync=None):
     """Run ``program`` over ``shards``; returns ``(per-shard results, stats records)``.
 
-    ``on_step(record)`` is called after every superstep (progress display);
+    ``on_step(record)`` is called after every superstep (progress display), also inside a
+    ``run_steps`` batch whose program reports its supersteps as they end (``ctx.tick``);
     ``sync()`` is called before reading the clock so GPU time is real time (not after a
     ``run_steps`` batch of a program with ``steps_timed``: it timed its steps by its own reads).
+    Start-up time spent inside a superstep (kernel compilation or cache loads,
+    :mod:`dgraph.startup`) is taken out of that superstep's ``time_s``.
     """
     p = len(shards)
     states = [program.init(s) for s in shards]
@@ -33,7 +37,9 @@ def run_local(program, shards, *, max_supersteps=None, on_step=None, sync=None):
         if max_supersteps is not None and step >= max_supersteps:
             break
         t0 = time.perf_counter()
-        ctx = StepContext(step, report, p)
+        c0 = startup.seconds()
+        live = []
+        ctx = StepContext(step, report, p, tick=_ticker(step, live, on_step) if on_step is not None else None)
         batch = None
         if p == 1:
             left = _MANY if max_supersteps is None else max_supersteps - step
@@ -41,11 +47,12 @@ def run_local(program, shards, *, max_supersteps=None, on_step=None, sync=None):
         if batch:
             if sync is not None and not getattr(program, "steps_timed", False):
                 sync()
-            spare = max(0.0, time.perf_counter() - t0 - sum(t for _, t in batch))  # launch and read-back
-            for i, (rep, seconds) in enumerate(batch):
-                record = {"superstep": step, **rep, "time_s": seconds + (spare if i == 0 else 0.0)}
+            spent = startup.seconds() - c0
+            for i, seconds in enumerate(_batch_times([t for _, t in batch], time.perf_counter() - t0, spent)):
+                record = live[i] if i < len(live) else {"superstep": step}
+                record.update(batch[i][0], time_s=seconds)
                 records.append(record)
-                if on_step is not None:
+                if on_step is not None and i >= len(live):
                     on_step(record)
                 step += 1
             report = batch[-1][0]
@@ -55,7 +62,7 @@ def run_local(program, shards, *, max_supersteps=None, on_step=None, sync=None):
         report = reports[0]
         if sync is not None:
             sync()
-        record = {"superstep": step, **report, "time_s": time.perf_counter() - t0}
+        record = {"superstep": step, **report, "time_s": time.perf_counter() - t0 - (startup.seconds() - c0)}
         if p > 1:
             record["bytes_exchanged"] = sum(c.nbytes() for c in contribs) * (p - 1)
         records.append(record)
@@ -67,3 +74,35 @@ def run_local(program, shards, *, max_supersteps=None, on_step=None, sync=None):
         for s, st in zip(shards, states):
             program.final_receive(s, st, finals)
     return [program.finish(s, st) for s, st in zip(shards, states)], records
+
+
+def _ticker(step, live, on_step):
+    """``ctx.tick(report, seconds)`` for a batch starting at superstep ``step``: a record per
+    superstep as it ends, shown at once (the batch's own times replace ``time_s`` at its end)."""
+    def tick(report, seconds):
+        record = {"superstep": step + len(live), **report, "time_s": seconds}
+        live.append(record)
+        on_step(record)
+    return tick
+
+
+def _batch_times(times, wall, spent):
+    """A batch's per-superstep times: what the program timed itself, plus the time it did not see
+    (the launch, the read back) on the first superstep, less the start-up ``spent`` inside the
+    batch (kernels compiled or loaded).  A program that times its steps with
+    :class:`dgraph.startup.Stopwatch` has left start-up out already; from one that has not, the
+    start-up comes off the first supersteps (where kernels load), none below zero.
+    """
+    out = list(times)
+    spare = wall - spent - sum(out)
+    if spare >= 0:
+        out[0] += spare
+        return out
+    excess = min(-spare, spent)
+    for i, t in enumerate(out):
+        cut = min(t, excess)
+        out[i] = t - cut
+        excess -= cut
+        if excess <= 0:
+            break
+    return out

@@ -19,6 +19,9 @@ A Program is written once, per shard (see :mod:`dgraph.partition.shard`):
   (no exchange between them): a GPU runs the levels of a deep graph
   without returning to the host.  None runs the ordinary superstep.
   ``steps_timed``: its batches are timed by the program (see the attribute).
+  ``ctx.tick(report, seconds)``, when the executor sets it, is for ``run_steps``
+  to call as each superstep of a batch ends, so progress shows while the batch
+  runs (the returned list is still the record).
 - optionally ``final_contribution(shard, state)`` and ``final_receive(shard,
   state, contributions)``: one more exchange after convergence, for state
   that is cheaper to reconcile once than every superstep (BFS parents).
@@ -38,6 +41,9 @@ class StepContext:
     step: int
     report: dict = field(default_factory=dict)
     num_parts: int = 1
+    #: set by the local executor when someone watches: ``run_steps`` calls ``tick(report, seconds)``
+    #: as each superstep of a batch ends (None: nobody watches)
+    tick: object = None
 
 
 @dataclass

@@ -16,12 +16,21 @@ class Result:
     are 0..n-1, ``r.depth[v]`` is the value of vertex ``v``.  Columns holding
     vertices (e.g. ``parent``) are given in the user's ids too; a missing
     value is ``missing[column]`` (-1 for depth/parent; None for string ids).
-    ``r.stats`` is a pandas DataFrame with one row per superstep.
-    ``r.phases`` (spmd runs) splits ``run_time`` in seconds: ``submit_s``
-    (before the tasks are submitted), ``init_s`` (the program's set-up on the
-    workers), ``loop_s`` (the supersteps), ``final_s`` (the final exchange and
-    the results) and ``launch_s`` (the rest: Dask starting the tasks and
-    reporting their end); the worker phases are the slowest worker's.
+    ``r.stats`` is a pandas DataFrame with one row per superstep: ``superstep``,
+    ``time_s`` (its wall time), the algorithm's report (e.g. BFS: ``direction``,
+    ``frontier``, ``edges``, ``frontier_edges``; SSSP: ``frontier``, ``far``,
+    ``bound``, ``improved``, ``edges``; PageRank: ``delta``; WCC: ``hooks``,
+    ``edges``, ``components``; CDLP: ``changed``) and, partitioned,
+    ``bytes_exchanged`` (and ``transport`` for spmd).
+    ``r.run_time`` is the algorithm's time in seconds, start-up left out.
+    ``r.phases`` says where other time went, in seconds: ``startup_s`` (every
+    run: importing numba and loading or compiling the kernels the call ran, a
+    new process's one-time cost; on spmd runs the slowest worker's), and for
+    spmd runs how ``run_time`` splits: ``submit_s`` (before the tasks are
+    submitted), ``init_s`` (the program's set-up on the workers), ``loop_s``
+    (the supersteps), ``final_s`` (the final exchange and the results) and
+    ``launch_s`` (the rest: Dask starting the tasks and reporting their end);
+    the worker phases are the slowest worker's.
     """
 
     def __init__(self, algorithm, ids, columns, *, vertex_columns=(), missing=None,
@@ -155,13 +164,15 @@ class Result:
 
     def __repr__(self):
         t = f", {self.run_time * 1e3:.2f} ms" if self.run_time is not None else ""
-        return (f"<dgraph.Result {self.algorithm}: {len(self.vertex):,} vertices, "
-                f"columns {self.columns}, {self.supersteps} supersteps{t}, {self.backend}>")
+        from ..display import plural  # noqa: PLC0415
+
+        return (f"<dgraph.Result {self.algorithm}: {plural(len(self.vertex), 'vertex', 'vertices')}, "
+                f"columns {self.columns}, {plural(self.supersteps, 'superstep')}{t}, {self.backend}>")
 
     # -- notebook display, plots and other data frames ------------------------------------
     def _title(self) -> str:
         """One line naming the run: algorithm, its main parameters, size, supersteps and time."""
-        from ..display import fmt_seconds  # noqa: PLC0415
+        from ..display import fmt_seconds, plural  # noqa: PLC0415
 
         shown = {k: v for k, v in self.params.items()
                  if k in ("source", "sources", "direction", "damping", "iterations", "variant") and v is not None}
@@ -169,11 +180,11 @@ class Result:
         head = f"{self.algorithm}({args})" if args else self.algorithm
         where = ""
         if "partitions" in self.params:
-            where = f", {self.params['partitions']} partitions"
+            where = f", {plural(self.params['partitions'], 'partition')}"
             if self.params.get("executor"):
                 where += f" ({self.params['executor']})"
         t = f" in {fmt_seconds(self.run_time)}" if self.run_time is not None else ""
-        return (f"{head}: {self.ids.n:,} vertices, {self.supersteps} supersteps{t}"
+        return (f"{head}: {plural(self.ids.n, 'vertex', 'vertices')}, {plural(self.supersteps, 'superstep')}{t}"
                 f"{where}, {self.backend}")
 
     def plot(self, title=None):
@@ -183,7 +194,7 @@ class Result:
         """
         from ..plots import superstep_figure  # noqa: PLC0415
 
-        return superstep_figure(self.stats, title or self._title())
+        return superstep_figure(self.stats, title or self._title(), self.phases.get("startup_s"))
 
     def _head(self, k):
         """The first ``k`` rows: ``(vertex ids, {column: numpy values in user ids})``, copying only them."""

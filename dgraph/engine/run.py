@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
+from .. import startup
 from ..backend import get_xp
 from ..errors import InputError
 from .result import Result
@@ -30,8 +32,33 @@ def resolve_graph(G, backend):
 
 
 def run_program(make_program, G, *, backend=None, executor=None, exchange="butterfly", fanout=None,
-                transport="auto", on_step=None, vertex_columns=(), missing=None, params=None, max_supersteps=None):
-    """``make_program(ids)`` builds the Program once the vertex ids are known (to map sources)."""
+                transport="auto", on_step=None, vertex_columns=(), missing=None, params=None, max_supersteps=None,
+                progress=False):
+    """``make_program(ids)`` builds the Program once the vertex ids are known (to map sources).
+
+    ``progress``: a tqdm bar of the supersteps on stderr (True), none (False), or one on a terminal
+    only (None).  Start-up (importing numba, loading or compiling kernels: :mod:`dgraph.startup`)
+    is timed apart: ``Result.phases["startup_s"]``, not part of ``run_time``.
+    """
+    bar = None
+    if progress is not False:
+        from ..progress import SuperstepBar, chain  # noqa: PLC0415
+
+        bar = SuperstepBar(progress=progress)  # drawn once the program is known (its name)
+        on_step = chain(on_step, bar)
+    try:
+        r = _run(make_program, G, backend, executor, exchange, fanout, transport, on_step, vertex_columns,
+                 missing, params, max_supersteps, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    if "dgraph.progress" in sys.modules:  # a long job's bar (dgraph bench) counts this run
+        sys.modules["dgraph.progress"].tick(f"dgraph {r.algorithm}")
+    return r
+
+
+def _run(make_program, G, backend, executor, exchange, fanout, transport, on_step, vertex_columns, missing,
+         params, max_supersteps, bar):
     from ..partition.partitioned import PartitionedGraph  # noqa: PLC0415
     from ..partition.shard import whole_graph_shard  # noqa: PLC0415
 
@@ -42,7 +69,13 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
     if executor not in EXECUTORS:
         raise InputError(f"executor={executor!r}: expected one of {', '.join(EXECUTORS)}")
     program = make_program(G.ids)
+    if bar is not None:
+        bar.describe(program.name)
     phases = remote = None
+    c0 = startup.seconds()
+    if executor == "local" and G.backend == "numpy" and G.num_vertices:
+        startup.import_timed("dgraph.backend.cpu_kernels")  # numba: most CPU programs run its kernels
+    c1 = startup.seconds()
     t0 = time.perf_counter()
     if not partitioned:
         if executor != "local":
@@ -91,7 +124,12 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
                       partitions=G.num_parts)
         if records and "transport" in records[0]:
             params["transport"] = records[0]["transport"]
-    elapsed = time.perf_counter() - t0
+    # start-up inside the run: this thread's (local), or the slowest worker's (spmd: they start in parallel)
+    inside = startup.seconds() - c1
+    if phases and "startup_s" in phases:
+        inside += phases.pop("startup_s")
+    elapsed = max(0.0, time.perf_counter() - t0 - inside)
+    phases = {"startup_s": (c1 - c0) + inside, **(phases or {})}
     return Result(program.name, G.ids, columns, vertex_columns=vertex_columns, missing=missing, stats=records,
                   params=params, backend=G.backend, run_time=elapsed, phases=phases, remote=remote)
 

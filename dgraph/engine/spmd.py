@@ -255,13 +255,17 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
         def profile():
             return None
 
-    t_start = time.perf_counter()
+    from ..startup import import_timed, seconds as startup_seconds  # noqa: PLC0415
+
+    c_start, t_start = startup_seconds(), time.perf_counter()
+    if shard.backend == "numpy" and shard.n:
+        import_timed("dgraph.backend.cpu_kernels")  # numba, once a worker process: start-up
     state = program.init(shard)
     report = program.initial_report(shard, state)
-    t_init = time.perf_counter()
+    c_init, t_init = startup_seconds(), time.perf_counter()
     records = []
     step = 0
-    last = time.perf_counter()
+    last, c_last = time.perf_counter(), startup_seconds()
     while not program.converged(report, step):
         if max_supersteps is not None and step >= max_supersteps:
             break
@@ -272,16 +276,17 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
         t_exchange = profile()
         report = program.receive(shard, state, contributions, ctx)
         if q == 0:
-            now = time.perf_counter()
+            now, c_now = time.perf_counter(), startup_seconds()  # kernels loaded in the superstep: not its time
             records.append({"superstep": step, **report,
                             "bytes_exchanged": bytes_moved(schedule, [c.nbytes() for c in contributions]),
-                            "time_s": now - last})
+                            "time_s": now - last - (c_now - c_last)})
+            c_last = c_now
             if t_kernel is not None:  # where the superstep's time went (each phase waited for)
                 records[-1].update(kernel_s=t_kernel - last, exchange_s=t_exchange - t_kernel,
                                    receive_s=profile() - t_exchange)
             last = now
         step += 1
-    t_loop = time.perf_counter()
+    c_loop, t_loop = startup_seconds(), time.perf_counter()
     final = program.final_contribution(shard, state)
     if final is not None:
         if program.replicated_result:  # only shard 0's result is read: gather there
@@ -296,8 +301,10 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
         from .nccl_transport import release  # noqa: PLC0415
 
         release(run)
-    t_end = time.perf_counter()
-    phases = {"init_s": t_init - t_start, "loop_s": t_loop - t_init, "final_s": t_end - t_loop}
+    c_end, t_end = startup_seconds(), time.perf_counter()
+    # each phase without the start-up spent in it (kernels loaded or compiled), which is a phase of its own
+    phases = {"init_s": (t_init - t_start) - (c_init - c_start), "loop_s": (t_loop - t_init) - (c_loop - c_init),
+              "final_s": (t_end - t_loop) - (c_end - c_loop), "startup_s": c_end - c_start}
     return records, phases
 
 
@@ -373,8 +380,11 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
     records, phases = summaries[0]
     t_done = time.perf_counter()
     worst = {k: max(s[1][k] for s in summaries) for k in phases}
-    timing = {"launch_s": (t_done - t_submit) - worst["init_s"] - worst["loop_s"] - worst["final_s"],
-              "submit_s": t_submit - t_begin, **worst}
+    # launch: the wall time from submit to the last reply less the busiest worker's own time.  (Not
+    # less the sum of each phase's worst, whose parts can come from different workers and add up to
+    # more than any one of them spent: that gave negative launch times.)
+    busiest = max(sum(s[1].values()) for s in summaries)
+    timing = {"launch_s": max(0.0, (t_done - t_submit) - busiest), "submit_s": t_submit - t_begin, **worst}
     for record in records:
         record["transport"] = transport
     if on_step is not None:

@@ -6,10 +6,13 @@ every shard contributed in the previous superstep (the receive of superstep
 advance of superstep 7), returning its report and its contribution.  Between
 the step tasks of two supersteps sit the exchange tasks of the schedule: a
 merge task per receiver for every round but the last
-(``bfs-exchange-s7-r0-p3``), and a select task on a sender only when it
-forwards part of what it holds.  At p = 2, or with all-to-all, a superstep is
-one task level: one scheduler round trip, the floor of this executor.  All
-of it is visible in the dashboard.
+(``bfs-merge-s7-r0-p3``), and a select task on a sender only when it
+forwards part of what it holds (``bfs-send-s7-r0-p3to1``).  At p = 2, or with
+all-to-all, a superstep is one task level: one scheduler round trip, the
+floor of this executor.  All of it is visible in the dashboard, grouped by
+name (``bfs-step``, ``bfs-merge``, ...; Dask's key_split, which drops any
+8-letter word that starts like a hex token: "exchange" grouped as a bare
+"bfs").
 
 A shard's state never leaves its worker: the first task of a run (``init``)
 keeps it in the worker's memory under the run's token, every later task of
@@ -140,7 +143,7 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
                 if incoming[q]:
                     parts[q] = [held[q], *incoming[q]]
                     if not last:
-                        held[q] = submit(_merge_task, *parts[q], key=f"{name}-exchange-{tag}-r{k}-p{q}", q=q)
+                        held[q] = submit(_merge_task, *parts[q], key=f"{name}-merge-{tag}-r{k}-p{q}", q=q)
                         parts[q] = [held[q]]
         return parts
 

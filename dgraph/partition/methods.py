@@ -153,7 +153,7 @@ def import_pymetis():
     except ImportError as exc:
         raise MissingDependencyError(
             f"method='metis' needs the pymetis package, which cannot be imported ({exc}); "
-            "pip install pymetis (or pip install dgraph[metis]), or use method='range' or 'hash'"
+            "pip install pymetis (or pip install 'dgraph-frontier[metis]'), or use method='range' or 'hash'"
         ) from None
     return pymetis
 

@@ -1,10 +1,14 @@
 """``dgraph.Pipeline``: a graph, an optional cluster and partitioning, and named steps run in order.
 
->>> p = dgraph.Pipeline(graph={"generate": "rmat", "scale": 12, "seed": 7})
->>> p.bfs("reach", source="max-degree").wcc("comps").subgraph("big", largest_component_of="comps")
->>> p.pagerank("rank", graph="big", iterations=20).output("rank", "rank.parquet")
+>>> import dgraph
+>>> p = dgraph.Pipeline(graph={"generate": "rmat", "scale": 8, "seed": 7})
+>>> p = p.bfs("reach", source="max-degree").wcc("comps").subgraph("big", largest_component_of="comps")
+>>> p = p.pagerank("rank", graph="big", iterations=20).output("rank", "rank.parquet")
 >>> run = p.run(results="results/demo")      # or p.run() to keep everything in memory
->>> run["rank"].to_pandas()
+>>> sorted(run)
+['big', 'comps', 'rank', 'reach']
+>>> run["rank"].to_pandas().columns.tolist(), run["rank"].supersteps
+(['vertex', 'pagerank'], 20)
 
 A step has a name (a word: letters, digits, ``_``, ``-``; it names the step's
 plot) and runs one algorithm (any of :data:`~dgraph.pipeline.checks.ALGORITHMS`,

@@ -22,6 +22,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
+from ..cluster import dashboard_link
 from ..errors import DGraphError, PipelineError
 from . import checks
 from .describe import describe_cluster, describe_graph
@@ -57,37 +58,22 @@ class PipelineRun(Mapping):
 # -- progress --------------------------------------------------------------------------------------
 
 class Progress:
-    """The on_step callback of one step: a live line on a terminal, a line every ``every`` s elsewhere."""
+    """The on_step callback of one step: a tqdm bar of its supersteps on stderr (a widget in Jupyter),
+    fed superstep by superstep (see :class:`dgraph.progress.SuperstepBar`)."""
 
-    def __init__(self, step, show, stream=None, every=2.0):
-        self.step, self.show = step, show
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty() if hasattr(self.stream, "isatty") else False
-        self.every = 0.1 if self.tty else every
-        self.last = 0.0
+    def __init__(self, step, show):
+        from ..progress import SuperstepBar  # noqa: PLC0415
+
+        self.step = step
         self.count = 0
+        self.bar = SuperstepBar(f"{step['name']} ({step['run']})", progress=bool(show))
 
     def __call__(self, record):
         self.count += 1
-        if not self.show:
-            return
-        now = time.monotonic()
-        if now - self.last < self.every:
-            return
-        self.last = now
-        bits = [f"superstep {record.get('superstep', self.count - 1)}"]
-        if "frontier" in record:
-            bits.append(f"frontier {int(record['frontier']):,}")
-        if "time_s" in record:
-            bits.append(f"{record['time_s'] * 1e3:.1f} ms")
-        line = f"  {self.step['name']} ({self.step['run']}): " + ", ".join(bits)
-        self.stream.write(("\r\x1b[K" + line) if self.tty else line + "\n")
-        self.stream.flush()
+        self.bar(record)
 
     def close(self):
-        if self.show and self.tty and self.last:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
+        self.bar.close()
 
 
 # -- pieces ------------------------------------------------------------------------------------------
@@ -220,6 +206,12 @@ def _write_json(path, data):
         f.write("\n")
 
 
+def _count(client):
+    from ..display import plural  # noqa: PLC0415
+
+    return plural(len(client.scheduler_info().get("workers", {})), "worker")
+
+
 def _now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
@@ -229,14 +221,21 @@ def _now():
 def execute(p, results, *, overwrite=False, progress=None, source_text=None, log=None):
     from ..cluster import close  # noqa: PLC0415
 
+    from ..log import logger  # noqa: PLC0415
+
     folder = Path(results) if results is not None else None
-    show = sys.stderr.isatty() if progress is None else bool(progress)
-    log = log or (lambda line: print(line, file=sys.stderr) if show else None)
+    show = sys.stderr.isatty() if progress is None else bool(progress)  # the steps' bars
+    log = log or (lambda line: logger.info(line) if progress is not False else None)  # the logger decides
     started_at, t0 = _now(), time.perf_counter()
     client, started = _start_cluster(p.cluster)
+    if client is not None:
+        link = dashboard_link(client)
+        log(f"cluster: {_count(client)} at {client.scheduler.address}{', dashboard ' + link if link else ''} "
+            f"({time.perf_counter() - t0:.1f} s)")
     try:
+        t_graph = time.perf_counter()
         G = _build_graph(p)
-        log(f"graph: {G.num_vertices:,} vertices, {G.num_edges:,} edges ({time.perf_counter() - t0:.1f} s)")
+        log(f"graph: {G.num_vertices:,} vertices, {G.num_edges:,} edges ({time.perf_counter() - t_graph:.1f} s)")
         graphs, parted, done, records = {"main": G}, {}, {}, []
 
         def target(name):
@@ -297,7 +296,7 @@ def execute(p, results, *, overwrite=False, progress=None, source_text=None, log
             "cluster": None if client is None else {
                 "kind": p.cluster.get("kind", "local") if isinstance(p.cluster, dict) else "client",
                 "description": describe_cluster(p.cluster), "scheduler": client.scheduler.address,
-                "workers": len(client.scheduler_info().get("workers", {})), "dashboard": client.dashboard_link},
+                "workers": len(client.scheduler_info().get("workers", {})), "dashboard": dashboard_link(client)},
             "graph": {**_graph_info(G), "source": describe_graph(p.graph)},
             "partition": _partition_info(parted["main"]) if "main" in parted else None,
             "steps": records,
@@ -357,8 +356,10 @@ def _write_output(p, o, result, stage):
 def _plot(result, rec, path):
     from ..plots import save_superstep_plot  # noqa: PLC0415
 
-    title = f"{rec['name']}: {rec['run']} on {rec['graph']} ({rec['supersteps']} supersteps)"
-    return save_superstep_plot(result.stats, path, title)
+    from ..display import plural  # noqa: PLC0415
+
+    title = f"{rec['name']}: {rec['run']} on {rec['graph']} ({plural(rec['supersteps'], 'superstep')})"
+    return save_superstep_plot(result.stats, path, title, result.phases.get("startup_s"))
 
 
 def _size(path):
