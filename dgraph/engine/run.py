@@ -80,7 +80,7 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
             results = None
         if G.distributed and executor != "local":
             if results is not None:  # tasks: Dask futures
-                fetch = (lambda client=G.client, results=results: client.gather(results))
+                fetch = (lambda results=results, placement=list(G.workers): _gather_results(G, results, placement))
 
             def columns(fetch=fetch, replicated=program.replicated_result):
                 got = fetch()
@@ -94,6 +94,20 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
     elapsed = time.perf_counter() - t0
     return Result(program.name, G.ids, columns, vertex_columns=vertex_columns, missing=missing, stats=records,
                   params=params, backend=G.backend, run_time=elapsed, phases=phases)
+
+
+def _gather_results(PG, futures, placement):
+    """A tasks run's results, read from the workers; WorkerLostError if one died since the run."""
+    from ..errors import WorkerLostError  # noqa: PLC0415
+    from .faults import gather_or_lost, wait_or_lost  # noqa: PLC0415
+
+    what = "the reading of a result"
+    try:
+        wait_or_lost(PG.client, futures, placement, what)
+        return gather_or_lost(PG.client, futures, placement, what)
+    except WorkerLostError:
+        PG.suspect_loss()
+        raise
 
 
 def _assemble(G, results):
