@@ -121,6 +121,68 @@ def test_issue25_8_worker_dead_before_the_run(client2, executor):
     assert _exact(r, ref)
 
 
+def test_issue21_14_spmd_task_launch_worker_dies_mid_run(client2, tmp_path, monkeypatch):
+    """The task launch (a Dask task per shard) notices the loss as the direct launch does."""
+    from dgraph.engine import spmd
+
+    monkeypatch.setattr(spmd, "LAUNCH", "task")
+    G = _graph(40)
+    ref = dgraph.bfs(G, 0)
+    PG = G.partition(2, client=client2)
+    with pytest.raises(WorkerLostError):
+        run_killing(monkeypatch, lambda: dgraph.bfs(PG, 0, executor="spmd"), 0, ("superstep", 5), tmp_path / "x")
+    assert _exact(dgraph.bfs(PG, 0, executor="spmd"), ref)
+
+
+def test_issue25_8_handlers_on_a_dead_worker_are_worker_lost(client2):
+    """Installing the spmd handlers on a worker the scheduler has dropped: WorkerLostError at once
+    (a broadcast to its address retried the connection for 30 s, then raised OSError)."""
+    from dgraph.engine import spmd
+
+    addresses = sorted(client2.ncores())
+    assert gone(kill(client2, addresses[1]))
+    client2._dgraph_spmd_installed = set()
+    deadline = time.monotonic() + 60  # only stops a hang
+    while addresses[1] in client2.ncores() and time.monotonic() < deadline:
+        time.sleep(0.01)  # the scheduler drops it as soon as its connection closes (an event)
+    with pytest.raises(WorkerLostError, match=r"partitions \[1\]"):
+        spmd._install_handlers(client2, addresses)
+
+
+def test_issue25_8_broken_connection_while_installing_is_worker_lost(monkeypatch):
+    """A connection that breaks while the handlers go in, to a worker the scheduler still lists:
+    WorkerLostError, not the raw CommClosedError."""
+    from distributed.comm.core import CommClosedError
+
+    from dgraph.engine import faults, spmd
+
+    class Client:
+        def ncores(self):
+            return {"tcp://a:1": 1, "tcp://b:2": 1}
+
+        def run(self, *args, **kwargs):
+            raise CommClosedError("in <TCP (closed) ...>: Stream is closed")
+
+    monkeypatch.setattr(faults, "SETTLE_S", 0.05)
+    with pytest.raises(WorkerLostError, match="lost the connection to a worker of.*CommClosedError"):
+        spmd._install_handlers(Client(), ["tcp://a:1", "tcp://b:2"])
+
+
+@pytest.mark.parametrize("executor", ["tasks", "spmd"])
+def test_issue21_14_graph_built_on_the_workers_is_worker_lost(client2, executor):
+    """Shards built by tasks on the workers (generate_partitioned) cannot be rebuilt from the client:
+    a lost one gives WorkerLostError (no hang on tasks pinned to the dead worker); partitioning again
+    works."""
+    ref = dgraph.bfs(dgraph.generate("rmat", scale=7, seed=2), 0)
+    PG = dgraph.generate_partitioned("rmat", 2, client=client2, scale=7, seed=2)
+    assert gone(kill(client2, PG.workers[1]))
+    with pytest.raises(WorkerLostError, match="partition it again|left the cluster"):
+        dgraph.bfs(PG, 0, executor=executor)
+    client2.wait_for_workers(2, timeout=120)
+    PG = dgraph.generate_partitioned("rmat", 2, client=client2, scale=7, seed=2)
+    assert _exact(dgraph.bfs(PG, 0, executor=executor), ref)
+
+
 # -- the kill loop: 10 kills at random moments per algorithm and executor ---------------------------
 
 #: path lengths that make one run last a few seconds on a loaded 2-core box
