@@ -49,7 +49,11 @@ def spawner(tmp_path):
 
 
 def connect_when_ready(address, deadline_s=30, **kw):
-    """Poll connect() until the scheduler answers and has a worker."""
+    """connect() to ``address`` once the scheduler answers and its workers joined.
+
+    connect() itself waits on those events (Dask retries the connection, then waits for
+    ``workers``, up to ``timeout`` s: give it a generous one, a worker joins in seconds on a quiet
+    box and much later on a loaded one); a ClusterError is tried again until ``deadline_s``."""
     deadline = time.monotonic() + deadline_s
     while True:
         try:

@@ -239,7 +239,7 @@ def test_scheduler_and_worker_started_by_hand(spawn):
 
     worker = spawn("distributed.cli.dask_worker", address, "--nthreads", "1", "--no-nanny",
                    "--no-dashboard", "--host", "127.0.0.1", "--death-timeout", "60")
-    client = connect_when_ready(f"127.0.0.1:{port}", timeout=5)  # "host:port" form
+    client = connect_when_ready(f"127.0.0.1:{port}", timeout=120)  # "host:port" form; waits for the worker
     assert client.scheduler.address == address
     assert cluster.current_client() is client
     assert client.submit(os.getpid, pure=False).result(timeout=10) == worker.pid

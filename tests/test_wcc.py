@@ -7,7 +7,7 @@ user's ids), so every run must give exactly the same labels.
 import networkx as nx
 import numpy as np
 import pytest
-from graphs import corpus
+from graphs import ISSUE21_12, back_edge_graphs, corpus
 from ldbc import load, check_equivalent, reference, written
 
 import dgraph
@@ -106,6 +106,47 @@ def test_partitions_give_the_same_labels(backend):
                 r = dgraph.wcc(G.partition(p, method=method, client=False), exchange="all-to-all" if p == 3 else "butterfly")
                 np.testing.assert_array_equal(to_numpy(r.raw("component")), ref, err_msg=f"{G} p={p} {method}")
                 assert r.params["partitions"] == p
+
+
+def test_issue21_12_directed_back_edges_across_the_cut():
+    """Edges pointing backwards across the partition cut: every partitioning gives the whole graph's
+    labels, on both kernels.  The fused pass once contributed path-halved entries of vertices that
+    were not roots, and a smaller hook of the same root from another shard split a component."""
+    G = dgraph.from_edges(**ISSUE21_12)
+    for kernels in ("fused", "generic"):
+        assert dgraph.wcc(G, kernels=kernels).component.tolist() == [0] * 7
+        for p, method in ((2, "range"), (2, "hash"), (3, "range"), (4, "hash")):
+            r = dgraph.wcc(G.partition(p, method=method, client=False), kernels=kernels)
+            assert r.component.tolist() == [0] * 7, (kernels, p, method)
+    # more of that shape (a few hundred partitioned runs; the old fused pass failed ~1 in 15)
+    runs = 0
+    for label, kw in [*back_edge_graphs(40, seed=21), *back_edge_graphs(10, seed=22, directed=False)]:
+        G = dgraph.from_edges(**kw)
+        ref = _nx_labels(G)
+        assert _labels(dgraph.wcc(G)) == ref, label
+        for p in (2, 3, 4):
+            for method in ("range", "hash"):
+                PG = G.partition(p, method=method, client=False)
+                for kernels in ("fused", "generic"):
+                    assert _labels(dgraph.wcc(PG, kernels=kernels)) == ref, f"{label} p={p} {method} {kernels}"
+                    runs += 1
+    assert runs == 600
+
+
+def test_issue21_12_root_hooks_kernel():
+    """root_hooks keeps a pass's hooks of the roots of p only, each to its root in new."""
+    from dgraph.backend import cpu_wcc
+
+    for vdt in (np.int32, np.int64):
+        p = np.array([0, 1, 2, 1, 2, 1, 0], vdt)          # stars {0,6} {1,3,5} {2,4}
+        new = p.copy()
+        new[2] = 1                                        # the pass hooked root 2 under 1 ...
+        new[4] = 1                                        # ... and path halving lowered 4, not a root
+        assert cpu_wcc.root_hooks(p, new) == 1
+        assert new.tolist() == [0, 1, 1, 1, 2, 1, 0]      # 4 stays in 2's star; only 2 moves
+        new = np.array([0, 0, 1, 2, 3, 4, 5], vdt)        # a chain in new, every vertex a root of p
+        assert cpu_wcc.root_hooks(np.arange(7, dtype=vdt), new) == 6
+        assert new.tolist() == [0] * 7
 
 
 # -- Dask executors ------------------------------------------------------------------------

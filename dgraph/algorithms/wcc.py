@@ -28,9 +28,12 @@ connects everything the shard's edges connect, where a ``scatter_min``
 round hooks each root once).  The first superstep reads the shard's CSR
 directly (:func:`~dgraph.backend.cpu_wcc.hook_csr`: at ``p = arange`` every
 edge but a self loop is live), so the edge frontier is only materialized,
-already filtered, when there is more than one shard.  The contribution is, as before, the entries
-of ``new`` that differ from ``p``; the merge by minimum and the pointer
-jumping (one ascending pass: ``p[x] <= x``) are compiled too.  With one
+already filtered, when there is more than one shard.  With more than one
+shard the contribution is what the pass did to the roots of ``p``: each root
+that changed, with its root in ``new``
+(:func:`~dgraph.backend.cpu_wcc.root_hooks`), as the vectorized path hooks
+roots only; the merge by minimum and the pointer jumping (one ascending
+pass: ``p[x] <= x``) are compiled too.  With one
 shard the merge is the identity, so after the pass every live edge joins two
 vertices of one tree and the frontier is emptied at once: two supersteps in
 all, the second scanning nothing.  On CuPy ``fused`` runs the generic code.
@@ -56,22 +59,33 @@ lowers an entry: path halving sets ``new[x] = new[new[x]] <= new[x]``, and a
 hook sets a root ``r`` (``new[r] = r``) to a smaller root; so ``new[x] <= x``
 and ``new <= p`` entry by entry, and ``new[x]`` stays in ``x``'s component
 (halving moves a pointer to an ancestor; a hook follows an edge between two
-trees of the component).  The merge ``p' = min(p, new_1, ..., new_k)`` is
-then a minimum of candidates that are each ``<= x`` and in ``x``'s
-component, as before, so ``p'`` is again a forest whose roots are the
-minima of their trees, and pointer jumping keeps that.  The filter drops an
-edge only when its endpoints have one root in ``p``, a merged state every
-shard shares, never because of a local hook that a smaller value from
-another shard may override in the merge; with a single shard nothing
-overrides a local hook (``p' = new``), so dropping the whole frontier after
-the pass is safe.  A shard with a live edge always changes ``new`` (the
-edge's two roots differ, so one is hooked), so "no hooks anywhere" again
-means no live edge anywhere: each component is one tree rooted at its
-minimum.  Every shard ends identical: all start a superstep with the same
-``p`` (induction, from ``arange``), receive the same contributions, and
-merge them by minimum (commutative, associative and idempotent, so order and
-sparse-versus-dense encodings do not matter: an entry left out of a sparse
-contribution equals ``p``'s); pointer jumping is a function of ``p``.  The
+trees of the component).  One more fact is needed, and the raw ``new``
+breaks it: a tree of ``p`` must never split, because the filter drops an
+edge for good once its endpoints share a root of ``p``.  Path halving lowers
+entries of vertices that are *not* roots of ``p``, to values justified only
+by this shard's own hooks; merged by minimum with another shard's smaller
+hook of the same root, such an entry moves the vertex into another tree and
+leaves behind the one a dropped edge joined it to (issue 21, item 12: 7
+vertices, two range partitions, labels ``[0 1 0 1 1 1 0]``).  So a shard
+contributes only roots of ``p``: ``new[r]`` set to ``r``'s root in ``new``
+for each root ``r`` of ``p``, ``p[x]`` for every other vertex.  The merge
+``p' = min(p, new_1, ..., new_k)`` then keeps every non-root's parent and
+gives each root a candidate ``<= r`` in its component: the stars of ``p``
+are only joined, never split, so an edge dropped as joined stays joined;
+``p'`` is a forest whose roots are the minima of their trees, and pointer
+jumping keeps that.  The filter drops an edge only when its endpoints have
+one root in ``p``, a merged state every shard shares, never because of a
+local hook; with a single shard nothing overrides a local hook (``p' =
+new``), so dropping the whole frontier after the pass is safe.  A shard with
+a live edge always changes a root of ``p`` (the edge's two roots end in one
+tree of ``new``, so one of them is no longer a root there), so "no hooks
+anywhere" again means no live edge anywhere: each component is one tree
+rooted at its minimum.  Every shard ends identical: all start a superstep
+with the same ``p`` (induction, from ``arange``), receive the same
+contributions, and merge them by minimum (commutative, associative and
+idempotent, so order and sparse-versus-dense encodings do not matter: an
+entry left out of a sparse contribution equals ``p``'s); pointer jumping is
+a function of ``p``.  The
 labels are the unique component minima, so ``fused`` and ``generic`` (and
 every executor and partition count) give exactly the same result; only the
 per-superstep statistics (hooks, supersteps) differ.
@@ -184,11 +198,13 @@ class WCC(Program):
         if whole:
             # nothing overrides a local hook: every edge now lies inside one tree of the next p
             st.src, st.dst = st.src[:0].copy(), st.dst[:0].copy()
-        changed = np.flatnonzero(new != p).astype(p.dtype, copy=False)
-        hooks = len(changed)
-        if whole:
+            hooks = int(np.count_nonzero(new != p))
             st.new = new
             return Contribution({"dense": new}, {"hooks": hooks, "edges": scanned})
+        # only the roots of p are hooked (to their root in new): see the module docstring
+        cpu_wcc.root_hooks(p, new)
+        changed = np.flatnonzero(new != p).astype(p.dtype, copy=False)
+        hooks = len(changed)
         empty = np.empty(0, dtype=p.dtype)
         if 2 * hooks <= shard.n:
             arrays = {"ids": changed, "vals": new[changed], "dense": empty}

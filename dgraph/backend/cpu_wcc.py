@@ -94,6 +94,39 @@ def hook_csr(indptr, indices, row_base, rows, directed, new, src, dst):
 
 
 @_jit
+def root_hooks(p, new):
+    """Keep only what the union-find did to the roots of ``p``: the contribution of a partitioned pass.
+
+    After :func:`hook_union_find` (or :func:`hook_csr`) ``new`` is a forest
+    with ``new[x] <= x``.  This sets ``new[r]`` to ``r``'s root in that forest
+    for every root ``r`` of ``p`` (``p[r] == r``) and ``new[x] = p[x]`` for
+    every other vertex, in two ascending passes; returns the number of roots
+    of ``p`` that changed.
+
+    Why: path halving lowers entries of vertices that are not roots of ``p``
+    to values justified only by this shard's own hooks.  Merged by minimum
+    with another shard's smaller hook of the same root, such an entry would
+    move a vertex out of the tree that an edge dropped from the frontier
+    (as already joined) relied on, and split a component (issue 21, item 12).
+    Hooking whole trees of ``p`` (its roots only), as the vectorized
+    ``scatter_min`` round does, never splits one.
+    """
+    n = p.shape[0]
+    for x in range(n):          # new[x] <= x: new[new[x]] is already a root when x is reached
+        nx = new[x]
+        if nx != x:
+            new[x] = new[nx]
+    hooks = 0
+    for x in range(n):
+        px = p[x]
+        if px != x:
+            new[x] = px
+        elif new[x] != x:
+            hooks += 1
+    return hooks
+
+
+@_jit
 def merge_min(p, ids, vals):
     """p[ids[i]] = min(p[ids[i]], vals[i]): another shard's changed entries (order free)."""
     for i in range(ids.shape[0]):
@@ -142,9 +175,10 @@ def warm_up():
         for directed in (False, True):
             hook_csr(indptr, np.array([1, 0], vdt), 0, np.empty(0, vdt), directed, p.copy(),
                      np.empty(2, vdt), np.empty(2, vdt))
+        root_hooks(p, new.copy())
         merge_min(p, np.array([1], vdt), np.array([0], vdt))
         merge_min_dense(p, new)
         jump_to_roots(p, np.empty_like(p))
 
 
-__all__ = ["hook_union_find", "hook_csr", "merge_min", "merge_min_dense", "jump_to_roots", "warm_up"]
+__all__ = ["hook_union_find", "hook_csr", "root_hooks", "merge_min", "merge_min_dense", "jump_to_roots", "warm_up"]

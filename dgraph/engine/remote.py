@@ -18,9 +18,11 @@ from ..backend import to_numpy
 
 
 class RemoteColumns:
-    def __init__(self, client, futures, *, replicated, plan, workers, ids, vertex_columns=()):
-        """``futures()`` -> futures of each part's ``{column: array}`` (part 0 alone when ``replicated``)."""
+    def __init__(self, client, futures, *, replicated, plan, workers, ids, vertex_columns=(), on_lost=None):
+        """``futures()`` -> futures of each part's ``{column: array}`` (part 0 alone when ``replicated``);
+        ``on_lost()`` is called when a worker holding one is gone (the graph then rebuilds its shards)."""
         self.client = client
+        self.on_lost = on_lost
         self._make = futures
         self._futures = None
         self.replicated = replicated
@@ -36,7 +38,18 @@ class RemoteColumns:
 
     def fetch(self):
         """The columns on the client, in internal vertex order (the futures are let go after)."""
-        got = self.client.gather(self.futures())
+        from ..errors import WorkerLostError  # noqa: PLC0415
+        from .faults import gather_or_lost, wait_or_lost  # noqa: PLC0415
+
+        futures = self.futures()
+        where = self.workers[:len(futures)]
+        try:
+            wait_or_lost(self.client, futures, where, "the reading of a result")
+            got = gather_or_lost(self.client, futures, where, "the reading of a result")
+        except WorkerLostError:
+            if self.on_lost is not None:
+                self.on_lost()
+            raise
         self._futures = None
         if self.replicated:
             return got[0]

@@ -21,8 +21,14 @@ How a run starts (``DGRAPH_SPMD_LAUNCH``):
 
 Either way, a failure on one shard, a peer that stops answering
 (``timeout``), or a worker that leaves the cluster cancels the whole run
-with an :class:`~dgraph.errors.ExecutorError`; running again starts from the
-beginning (lost shards are rebuilt first).
+with an :class:`~dgraph.errors.ExecutorError`
+(:class:`~dgraph.errors.WorkerLostError` for a lost worker); running again
+starts from the beginning (lost shards are rebuilt first).  A lost worker is
+noticed within about a second, whatever the shards were doing: while it
+waits, the client reads the scheduler's worker list every
+``faults.CHECK_EVERY_S`` (a call to a dead worker, or a shard's send to a
+dead peer, would retry its connection for Dask's 30 s connect timeout), and
+a shard's sends give up as soon as the run is cancelled.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import uuid
 import weakref
 
 from ..errors import ExecutorError, WorkerLostError
+from . import faults
 from .program import Contribution, StepContext
 
 HANDLER = "dgraph_spmd_put"
@@ -156,6 +163,22 @@ async def _run_here(worker, key, *, program, shard_key, schedule, placement, run
     return await done
 
 
+def _send_or_cancel(worker, box, run, coro, check_s=0.25):
+    """Run the sends ``coro`` on the worker's event loop and wait for them, unless ``run`` is
+    cancelled first: a send to a peer that died retries its connection for Dask's whole connect
+    timeout (30 s), and the other shards must not wait that long to stop (issue 21, item 14)."""
+    import concurrent.futures  # noqa: PLC0415
+
+    fut = asyncio.run_coroutine_threadsafe(coro, worker.loop.asyncio_loop)
+    while True:
+        try:
+            return fut.result(timeout=check_s)
+        except concurrent.futures.TimeoutError:
+            if run in box.cancelled:
+                fut.cancel()
+                raise Cancelled(run) from None
+
+
 def _to_wire(c):
     # plain dicts of arrays, so Dask's serializers see the arrays (CuPy goes device to device)
     return None if c is None else {"arrays": c.arrays, "counters": c.counters}
@@ -173,9 +196,10 @@ def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout
     return _spmd_loop(get_worker(), program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid)
 
 
-def send_messages(worker, msgs):
+def send_messages(worker, msgs, run=None):
     """Put each ``(address, key, payload)`` in the mailbox of the worker at ``address``; from a thread
-    of ``worker`` (not its event loop).  One-way: written, no reply awaited."""
+    of ``worker`` (not its event loop).  One-way: written, no reply awaited.  With ``run``, the sends
+    are given up as soon as that run is cancelled (see :func:`_send_or_cancel`)."""
     from distributed.protocol import to_serialize  # noqa: PLC0415
     from distributed.utils import sync  # noqa: PLC0415
 
@@ -189,8 +213,12 @@ def send_messages(worker, msgs):
     async def send_all():
         await asyncio.gather(*[send_one(*m) for m in msgs])
 
-    if msgs:
+    if not msgs:
+        return
+    if run is None:
         sync(worker.loop, send_all)
+    else:
+        _send_or_cancel(worker, _mailbox(worker), run, send_all())
 
 
 def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid):
@@ -210,7 +238,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
             msgs = [(placement[t.dst], (run, step, k, t.src, t.dst),
                      {o: _to_wire(held[o]) for o in t.origins}) for t in sends[k]]
             if msgs:
-                send_messages(worker, msgs)
+                send_messages(worker, msgs, run=run)
             for t in recvs[k]:
                 got = box.take((run, step, k, t.src, q), timeout)
                 if got is None:
@@ -225,7 +253,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
         """Every contribution on shard 0 (None on the others): the final exchange of a replicated
         result, whose other copies nobody reads."""
         if q != 0:
-            send_messages(worker, [(placement[0], (run, "final", 0, q, 0), {q: _to_wire(mine)})])
+            send_messages(worker, [(placement[0], (run, "final", 0, q, 0), {q: _to_wire(mine)})], run=run)
             return None
         held = {0: mine}
         for src in range(1, p):
@@ -359,14 +387,41 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
 
     ``fetch()`` returns futures of every shard's result (shard 0's alone for a replicated result),
     on the shards' workers."""
+    try:
+        return _run_spmd(program, PG, schedule, on_step=on_step, max_supersteps=max_supersteps, timeout=timeout,
+                         poll=poll, transport=transport, launch=launch)
+    except WorkerLostError:
+        PG.suspect_loss()  # the next run looks up every shard and rebuilds the lost ones
+        raise
+
+
+def _install_handlers(client, placement):
+    """The handlers, once per worker; a worker that died before (or while) they went in is a
+    WorkerLostError (issue 25: it was a raw CommClosedError)."""
+    installed = getattr(client, "_dgraph_spmd_installed", set())
+    if set(placement) <= installed:
+        return
+    lost = _lost_worker(client, placement)  # a broadcast to a dead address retries its connection for 30 s
+    if lost is not None:
+        raise lost
+    try:
+        client.run(_install, workers=sorted(set(placement)))
+    except Exception as exc:
+        if not faults.connection_error(exc):
+            raise
+        lost = _lost_worker(client, placement, faults.SETTLE_S, cause=exc)
+        if lost is not None:
+            raise lost from None
+        raise faults.connection_lost(None, placement, "the spmd run's start", exc) from None
+    client._dgraph_spmd_installed = installed | set(placement)
+
+
+def _run_spmd(program, PG, schedule, *, on_step, max_supersteps, timeout, poll, transport, launch):
     t_begin = time.perf_counter()
     client = PG.client
     PG.ensure_shards()
     placement = list(PG.workers)
-    installed = getattr(client, "_dgraph_spmd_installed", set())
-    if not set(placement) <= installed:  # the handlers, once per worker
-        client.run(_install, workers=sorted(set(placement)))
-        client._dgraph_spmd_installed = installed | set(placement)
+    _install_handlers(client, placement)
     run = uuid.uuid4().hex[:12]
     transport = choose_transport(PG, transport)
     uid = _nccl_uid(client, placement) if transport == "nccl" else None
@@ -393,36 +448,38 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
     return fetch, records, timing  # results stay on the workers until the Result is read
 
 
-def _lost_worker(client, placement):
-    """WorkerLostError when a worker of ``placement`` left the cluster, else None."""
-    from ..cluster import worker_addresses  # noqa: PLC0415
-
-    lost = sorted(set(placement) - set(worker_addresses(client)))
+def _lost_worker(client, placement, settle_s=0.0, cause=None):
+    """WorkerLostError when a worker of ``placement`` left the cluster, else None (after waiting up
+    to ``settle_s`` for the scheduler to see a worker go whose connection broke)."""
+    try:
+        lost = faults.settle_lost(client, placement, settle_s) if settle_s else faults.lost_workers(client, placement)
+    except Exception:  # noqa: BLE001 - the scheduler unreachable: no more to learn
+        lost = []
     if not lost:
         return None
+    _forget_workers(client, placement)
+    return faults.worker_lost(lost, placement, "an spmd run", cause)
+
+
+def _forget_workers(client, placement):
+    """A worker of ``placement`` is gone: its NCCL id and handler bookkeeping are stale."""
     _NCCL_IDS.pop(tuple(placement), None)
     client._dgraph_spmd_installed = set()
-    parts = [q for q in range(len(placement)) if placement[q] in lost]
-    return WorkerLostError(f"worker {', '.join(lost)} (partitions {parts}) left the cluster during an spmd run; "
-                           f"the run was cancelled. Run it again: the lost shards are rebuilt on the remaining "
-                           f"workers first")
 
 
 def _drop_everywhere(client, run):
-    try:
-        client.run(_drop_run, run=run)
-    except Exception:  # noqa: BLE001 - cleanup must not hide the real error
-        pass
+    """Cancel ``run`` on every live worker and drop what it left, in the background (a dead worker
+    must not hold up the error)."""
+    faults.run_quietly(client, _drop_run, run=run)
 
 
 # -- direct launch: client -> worker RPC ------------------------------------------------------
 
 def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid):
-    from distributed import wait  # noqa: PLC0415
     from distributed.protocol import to_serialize  # noqa: PLC0415
 
     if not all(f.status == "finished" for f in PG.shards):
-        wait(list(PG.shards))
+        faults.wait_or_lost(client, list(PG.shards), placement, "the spmd run's start")
     p = PG.num_parts
     common = dict(program=to_serialize(program), schedule=to_serialize(schedule), placement=placement, run=run,
                   max_supersteps=max_supersteps, timeout=timeout, nccl_uid=to_serialize(uid))
@@ -431,40 +488,58 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
         return await client.rpc(placement[q]).dgraph_spmd_run(shard_key=PG.shards[q].key, part=q, **common)
 
     async def all_parts():
+        """Every shard's reply (or the exception its call raised), and the workers seen lost.
+
+        While nothing answers, the scheduler's worker list is read every CHECK_EVERY_S: a worker
+        that died while its peers wait for it (or while they retry a connection to it) ends the
+        run at once.  After the first failure the run is cancelled everywhere and the others get
+        DRAIN_S to answer before their calls are given up."""
         tasks = [asyncio.ensure_future(call(q)) for q in range(p)]
-        failure = None
+        failure, lost, deadline, first = None, [], None, None
         pending = set(tasks)
         while pending:
-            # once a part has failed, the others get STOP_WAIT_S to notice (their mailboxes are cancelled,
-            # their NCCL communicator aborted); one that still does not answer is given up on
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED,
-                                               timeout=None if failure is None else STOP_WAIT_S)
-            if not done:
-                for t in pending:
-                    t.cancel()
+            wait_s = faults.CHECK_EVERY_S if deadline is None else max(0.0, deadline - time.monotonic())
+            done, pending = await asyncio.wait(pending, timeout=wait_s, return_when=asyncio.FIRST_COMPLETED)
+            if deadline is not None and time.monotonic() >= deadline:
                 break
-            for t in done:
-                bad = t.exception() is not None or t.result().get("status") != "OK"
-                if bad and failure is None:
-                    failure = t
-                    await _drop_async(client, set(placement), run)  # release the peers waiting on this one
-        first = tasks.index(failure) if failure is not None else None
-        return [_reply(t) for t in tasks], first
+            if not done and failure is None:
+                try:
+                    lost = await faults.lost_workers_async(client, placement)
+                except Exception:  # noqa: BLE001 - the scheduler unreachable: keep waiting on the workers
+                    lost = []
+                if not lost:
+                    continue
+            if failure is None and (lost or any(not _ok(t) for t in done)):
+                failure = True
+                first = next((q for q, t in enumerate(tasks) if t in done and not _ok(t)), None)
+                dead = set(lost) | {placement[q] for q, t in enumerate(tasks)
+                                    if t in done and t.exception() is not None}
+                await _drop_async(client, set(placement) - dead, run)  # release the peers waiting on it
+                for q, t in enumerate(tasks):
+                    if placement[q] in dead and not t.done():
+                        t.cancel()  # a call to a dead worker may retry its connection for 30 s
+                pending = {t for t in pending if not t.cancelled()}
+                deadline = time.monotonic() + DRAIN_S
+        for t in pending:
+            t.cancel()
+        return [_outcome(t) for t in tasks], lost, first
 
     t_submit = time.perf_counter()
-    replies, first = client.sync(all_parts)
+    replies, seen_lost, first = client.sync(all_parts)
     failed = [(q, r) for q, r in enumerate(replies) if not isinstance(r, dict) or r.get("status") != "OK"]
     failed.sort(key=lambda f: f[0] != first)  # the part that failed first-hand: the others stopped for it
-    if failed:
+    if failed or seen_lost:
         _drop_everywhere(client, run)
         if uid is not None:  # its communicators were aborted: the next run makes new ones
             _NCCL_IDS.pop(tuple(placement), None)
-        lost = _lost_worker(client, placement)
-        if lost is None and any(not isinstance(r, dict) for _, r in failed):
-            time.sleep(poll)  # a broken connection: give the scheduler a moment to see the worker go
-            lost = _lost_worker(client, placement)
+        broken = [(q, r) for q, r in failed if not isinstance(r, dict)]
+        cause = broken[0][1] if broken else None
+        lost = _lost_worker(client, placement, faults.SETTLE_S if broken else 0.0, cause=cause)
         if lost is not None:
             raise lost
+        if broken and faults.connection_error(cause):
+            _forget_workers(client, placement)
+            raise faults.connection_lost(placement[broken[0][0]], placement, "an spmd run", cause)
         q, r = next(((q, r) for q, r in failed if isinstance(r, dict) and r.get("status") == "error"), failed[0])
         if isinstance(r, dict) and r.get("type") == "ExecutorError":
             raise ExecutorError(r["message"])
@@ -474,15 +549,18 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
     return _DirectResults(client, placement, run, parts), summaries, t_submit
 
 
-#: seconds the other parts of a failed direct run get to stop before the client gives up on them
-STOP_WAIT_S = 30.0
+#: after one shard of a direct run failed, seconds the others get to answer the cancellation
+DRAIN_S = 5.0
 
 
-def _reply(task):
-    """A part's reply, its exception, or a note that it never stopped."""
+def _ok(task):
+    return task.exception() is None and task.result().get("status") == "OK"
+
+
+def _outcome(task):
+    """A finished call's reply, the exception it raised, or CancelledError when it was given up."""
     if task.cancelled():
-        return {"status": "error", "type": "ExecutorError",
-                "message": f"a partition did not stop within {STOP_WAIT_S:.0f} s after another failed"}
+        return asyncio.CancelledError("no answer after the run was cancelled")
     return task.exception() or task.result()
 
 
@@ -556,7 +634,8 @@ def _launch_tasks(client, PG, parts, poll, program, schedule, placement, run, ma
             pending = [f for f in futures if not f.done()]
             if pending:
                 try:
-                    wait(pending, timeout=poll, return_when="FIRST_COMPLETED")
+                    with client.as_current():  # wait() uses the default client
+                        wait(pending, timeout=poll, return_when="FIRST_COMPLETED")
                 except Exception:  # noqa: BLE001 - a timeout, or futures cancelled: examined below
                     pass
             pending = [f for f in futures if not f.done()]

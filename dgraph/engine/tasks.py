@@ -21,6 +21,15 @@ that shard (pinned to the same worker) reads and updates it there, and the
 shard computes the same report; the client fetches shard 0's through a tiny
 task.  Several supersteps are submitted per round trip (``lookahead``): a
 step that finds the program already converged does nothing.
+
+A lost worker costs a retry, not the run.  Dask cannot redo a superstep on
+its own (a shard's state lives on its worker), so every wait also watches
+the scheduler's worker list (:mod:`dgraph.engine.faults`); when a worker of
+the run is gone, the run is dropped, the lost shards are rebuilt on the
+workers left (:meth:`~dgraph.partition.partitioned.PartitionedGraph.ensure_shards`)
+and the run starts again from superstep 0, up to ``retries`` times (the
+supersteps already reported to ``on_step`` are not reported twice).  Then
+:class:`~dgraph.errors.WorkerLostError`, and the graph's next run rebuilds.
 """
 
 from __future__ import annotations
@@ -29,6 +38,8 @@ import time
 import uuid
 from collections import deque
 
+from ..errors import WorkerLostError
+from .faults import gather_or_lost, run_quietly, wait_or_lost
 from .program import StepContext
 
 
@@ -73,7 +84,12 @@ def _step(program, shard, token, step, p, schedule, receive_only, mine, *receive
 
 
 def _select(held, origins):
-    return {"report": None, "parts": {o: held["parts"][o] for o in origins}}
+    """The part of what a sender holds that one transfer forwards.
+
+    ``parts`` is None after the program converged (a step submitted ahead of the convergence
+    test did nothing): then there is nothing to forward, and the receivers' steps skip too."""
+    parts = held["parts"]
+    return {"report": None, "parts": None if parts is None else {o: parts[o] for o in origins}}
 
 
 def _merge(*outs):
@@ -84,6 +100,10 @@ def _merge(*outs):
 
 
 def _merge_task(*outs):
+    """A round's merge on a receiver; None (converged, nothing sent) stays None for the next round's
+    selects (issue 21, item 13: a forwarding select of a converged step raised KeyError)."""
+    if all(out["parts"] is None for out in outs):
+        return {"report": None, "parts": None}
     return {"report": None, "parts": _merge(*outs)}
 
 
@@ -114,12 +134,41 @@ def _forget(dask_worker, token):
         del box[key]
 
 
-def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=8):
+def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=8, retries=2):
+    """Run ``program`` over ``PG``'s shards as Dask tasks; -> (result futures, stats records).
+
+    A worker lost during the run costs a retry from superstep 0 on rebuilt
+    shards, at most ``retries`` times; then WorkerLostError (see the module
+    docstring)."""
+    reported = [0]  # supersteps passed to on_step so far, over every attempt
+
+    def on_record(rec):
+        if rec["superstep"] >= reported[0]:
+            reported[0] = rec["superstep"] + 1
+            if on_step is not None:
+                on_step(rec)
+
+    for attempt in range(retries + 1):
+        PG.ensure_shards(check=attempt > 0 or None)
+        try:
+            return _run_once(program, PG, schedule, on_record, max_supersteps, lookahead)
+        except WorkerLostError:
+            PG.suspect_loss()
+            if attempt == retries:
+                raise
+
+
+def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
     client = PG.client
     p = PG.num_parts
     token = uuid.uuid4().hex[:8]
     name = program.name
-    shards, workers = PG.shards, PG.workers
+    shards, workers = list(PG.shards), list(PG.workers)
+
+    def gather(futures):
+        """The futures' values; WorkerLostError as soon as a worker of the run is gone (no hang)."""
+        wait_or_lost(client, futures, workers, f"the {name} run")
+        return gather_or_lost(client, futures, workers, f"the {name} run")
 
     def submit(fn, *args, key, q):
         return client.submit(fn, *args, key=f"{key}-{token}", workers=[workers[q]], allow_other_workers=False,
@@ -184,7 +233,7 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
                 break
             first, batch = in_flight.popleft()
             # the report of step task s is superstep s-1's, received at the start of step s
-            for s, rep in zip(range(first, first + len(batch)), client.gather(batch)):
+            for s, rep in zip(range(first, first + len(batch)), gather(batch)):
                 if rep.get("_skipped"):
                     done = True
                     break
@@ -194,7 +243,7 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
                     done = True
                     break
         if not done:  # stopped at max_supersteps: receive the last superstep that ran
-            rep = client.gather(submit_step(step, receive_only=True))
+            [rep] = gather([submit_step(step, receive_only=True)])
             if not rep.get("_skipped") and step > 0:
                 record(step - 1, rep)
         finals = [submit(_final, program, shards[q], token, key=f"{name}-final-p{q}", q=q) for q in range(p)]
@@ -202,17 +251,17 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
         qs = [0] if program.replicated_result else list(range(p))
         results = [submit(_finish, program, shards[q], token, p, *parts[q], key=f"{name}-finish-p{q}", q=q)
                    for q in qs]
-        from distributed import fire_and_forget, wait  # noqa: PLC0415
+        from distributed import fire_and_forget  # noqa: PLC0415
 
         for q in range(p):
             if q not in qs:  # shards whose result is not needed: drop their state
                 fire_and_forget(submit(_drop_state, shards[q], token, finals[q], key=f"{name}-drop-p{q}", q=q))
-        wait(results)  # computed; they stay on the workers until the Result is read
+        wait_or_lost(client, results, workers, f"the {name} run")  # they stay on the workers until read
+        for f in results:
+            if f.status != "finished":
+                gather([f])  # raises the task's own error
         ok = True
     finally:
-        if not ok:
-            try:
-                client.run(_forget, token=token)
-            except Exception:  # noqa: BLE001 - cleanup must not hide the real error
-                pass
+        if not ok:  # drop every shard's state of this run (in the background: a worker may be dead)
+            run_quietly(client, _forget, token=token)
     return results, records

@@ -104,6 +104,11 @@ def _claim_shard(job, q, backend, rebuild, degree=None):
 
 # -- on the client ---------------------------------------------------------------------------------
 
+#: seconds the other ranks of a failed build get to stop (at their next collective call) before the
+#: client gives up on them
+STOP_WAIT_S = 30.0
+
+
 def build_partitioned(client, rank_sources, spec, *, backend="numpy", name=None, frames=None, all_sources=None,
                       transport="auto"):
     """A PartitionedGraph from per-partition sources; built by one task per partition.
@@ -115,7 +120,7 @@ def build_partitioned(client, rank_sources, spec, *, backend="numpy", name=None,
     from distributed import wait  # noqa: PLC0415
 
     from ..cluster import worker_addresses  # noqa: PLC0415
-    from ..engine.spmd import _NCCL_IDS, STOP_WAIT_S, _drop_everywhere, _install, _nccl_uid  # noqa: PLC0415
+    from ..engine.spmd import _NCCL_IDS, _drop_everywhere, _install_handlers, _nccl_uid  # noqa: PLC0415
     from ..graph.ids import VertexIds  # noqa: PLC0415
     from .partitioned import PartitionedGraph  # noqa: PLC0415
 
@@ -132,10 +137,7 @@ def build_partitioned(client, rank_sources, spec, *, backend="numpy", name=None,
     use_nccl = p > 1 and backend == "cupy" and one_per_worker and transport != "dask"
     uid = _nccl_uid(client, placed) if use_nccl else None
     if p > 1 and not use_nccl:
-        installed = getattr(client, "_dgraph_spmd_installed", set())
-        if not set(placed) <= installed:
-            client.run(_install, workers=sorted(set(placed)))
-            client._dgraph_spmd_installed = installed | set(placed)
+        _install_handlers(client, placed)
     job = uuid.uuid4().hex[:12]
     frames = frames or [[] for _ in range(p)]
     t0 = time.perf_counter()

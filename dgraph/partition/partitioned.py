@@ -29,6 +29,7 @@ class PartitionedGraph:
         self.name = name
         self.num_arcs = num_arcs
         self._rebuild = rebuild      # rebuild(q, worker) -> future of shard q on worker, for shards lost with one
+        self._check_next = False     # a run failed: look up every shard before the next one
         self.build_stats = None       # how a parallel build went (dgraph.partition.build), per partition
 
     @property
@@ -43,27 +44,64 @@ class PartitionedGraph:
     def distributed(self) -> bool:
         return self.client is not None
 
-    def ensure_shards(self):
-        """Rebuild any shard whose worker left the cluster (before a run starts)."""
+    def ensure_shards(self, check=None):
+        """Rebuild any shard lost with its worker, before a run starts.
+
+        The fast path costs no scheduler round trip: every shard future is
+        finished and no run on this graph has failed since the last check.
+        Otherwise (``check=True``, or after :meth:`suspect_loss`) the scheduler
+        says where each shard is; a shard held by no live worker is rebuilt
+        on a live one (``rebuild``, kept by :func:`partition_graph`), and a
+        shard that Dask moved or recomputed elsewhere is followed there.
+
+        Raises
+        ------
+        WorkerLostError
+            No worker is left, or a lost shard cannot be rebuilt here (then
+            partition the graph again).
+        """
         if self.client is None:
             return
         from ..cluster import worker_addresses  # noqa: PLC0415
+        from ..engine.faults import wait_or_lost  # noqa: PLC0415
         from ..errors import WorkerLostError  # noqa: PLC0415
 
-        if all(f.status == "finished" for f in self.shards):
-            return  # a shard lost with its worker shows in its status; no scheduler round trip needed
-        alive = worker_addresses(self.client)
-        lost = [q for q, f in enumerate(self.shards) if f.status != "finished" or self.workers[q] not in alive]
-        if not lost:
-            return
-        if not alive:
-            raise WorkerLostError("the Dask cluster has no workers left; start some and partition again")
-        if self._rebuild is None:
-            raise WorkerLostError(f"partitions {lost} were lost with their worker and this graph cannot "
-                                  f"rebuild them; partition it again")
-        for q in lost:
-            self.workers[q] = alive[q % len(alive)]
-            self.shards[q] = self._rebuild(q, self.workers[q])
+        check = self._check_next if check is None else check
+        if not check and all(f.status == "finished" for f in self.shards):
+            return  # a shard lost with its worker shows in its status once the client hears of it
+        pending = [f for f in self.shards if f.status == "pending"]
+        if pending:  # still being built (or moved to a GPU): wait, unless its worker is gone
+            try:
+                wait_or_lost(self.client, pending, self.workers, "the shards' build")
+            except WorkerLostError:
+                pass
+        alive = set(worker_addresses(self.client))
+        live = [f for f in self.shards if f.status == "finished"]  # who_has refuses cancelled futures
+        held = self.client.who_has(live) if live else {}
+        lost = []
+        for q, f in enumerate(self.shards):
+            where = sorted(w for w in held.get(f.key, ()) if w in alive)
+            if f.status == "finished" and where:
+                if self.workers[q] not in where:
+                    self.workers[q] = where[0]
+            else:
+                lost.append(q)
+        if lost:
+            if not alive:
+                raise WorkerLostError("the Dask cluster has no workers left; start some and partition again")
+            if self._rebuild is None:
+                raise WorkerLostError(f"partitions {lost} were lost with their worker and this graph cannot "
+                                      f"rebuild them; partition it again")
+            order = worker_addresses(self.client)
+            for q in lost:
+                self.workers[q] = order[q % len(order)]
+                self.shards[q] = self._rebuild(q, self.workers[q])
+        self._check_next = False
+
+    def suspect_loss(self):
+        """A run on this graph failed: the next :meth:`ensure_shards` asks the scheduler where every
+        shard is (the client may not have heard yet of a worker that died)."""
+        self._check_next = True
 
     def local_shards(self):
         """The shards as objects in this process (gathered from the workers if distributed)."""
@@ -88,7 +126,8 @@ class PartitionedGraph:
 
             futs = [self.client.submit(_shard_size_task, f, workers=[w] if w else None, pure=False)
                     for f, w in zip(self.shards, self.workers or [None] * len(self.shards))]
-            wait(futs, timeout=self._REPR_TIMEOUT_S)
+            with self.client.as_current():  # wait() uses the default client
+                wait(futs, timeout=self._REPR_TIMEOUT_S)
             return self.client.gather(futs), None
         except Exception as exc:  # a lost worker or a slow cluster must not break the display
             return None, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
