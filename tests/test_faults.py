@@ -169,18 +169,19 @@ def test_issue25_8_broken_connection_while_installing_is_worker_lost(monkeypatch
 
 
 @pytest.mark.parametrize("executor", ["tasks", "spmd"])
-def test_issue21_14_graph_built_on_the_workers_is_worker_lost(client2, executor):
-    """Shards built by tasks on the workers (generate_partitioned) cannot be rebuilt from the client:
-    a lost one gives WorkerLostError (no hang on tasks pinned to the dead worker); partitioning again
-    works."""
+def test_issue21_14_graph_built_on_the_workers_is_rebuilt(client2, executor):
+    """Shards built on the workers (generate_partitioned): one lost with its worker is built again by
+    a surviving worker from the generator (its degrees from a surviving shard), so the run ends
+    exact, or raises WorkerLostError and the next run is exact."""
     ref = dgraph.bfs(dgraph.generate("rmat", scale=7, seed=2), 0)
     PG = dgraph.generate_partitioned("rmat", 2, client=client2, scale=7, seed=2)
     assert gone(kill(client2, PG.workers[1]))
-    with pytest.raises(WorkerLostError, match="partition it again|left the cluster"):
-        dgraph.bfs(PG, 0, executor=executor)
+    try:
+        r = dgraph.bfs(PG, 0, executor=executor)
+    except WorkerLostError:
+        r = dgraph.bfs(PG, 0, executor=executor)
+    assert _exact(r, ref)
     client2.wait_for_workers(2, timeout=120)
-    PG = dgraph.generate_partitioned("rmat", 2, client=client2, scale=7, seed=2)
-    assert _exact(dgraph.bfs(PG, 0, executor=executor), ref)
 
 
 # -- the kill loop: 10 kills at random moments per algorithm and executor ---------------------------

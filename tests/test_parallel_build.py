@@ -241,12 +241,12 @@ def test_to_dask_makes_each_partition_on_its_worker(client, executor):
         assert r.on_workers
         ddf = r.to_dask()
         assert ddf.npartitions == 2 and r.on_workers   # nothing was fetched to the client
-        got = ddf.compute().sort_values("vertex").reset_index(drop=True)
+        got = client.compute(ddf).result().sort_values("vertex").reset_index(drop=True)
         want = ref_bfs.sort_values("vertex").reset_index(drop=True)
         for col in want.columns:
             assert got[col].tolist() == want[col].tolist(), f"{method} {col}"
         r = dgraph.pagerank(PG, iterations=5, executor=executor)
-        got = r.to_dask().compute().sort_values("vertex").reset_index(drop=True)
+        got = client.compute(r.to_dask()).result().sort_values("vertex").reset_index(drop=True)
         want = ref_pr.sort_values("vertex").reset_index(drop=True)
         np.testing.assert_array_equal(got["pagerank"].to_numpy(), want["pagerank"].to_numpy())
         # read after to_dask: the client fetch still works, and then to_dask cuts the fetched frame

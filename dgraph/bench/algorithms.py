@@ -848,7 +848,8 @@ def _bench_partitioned(G, algorithm, *, source, iterations, damping, delta, back
         if target.distributed:
             from distributed import wait  # noqa: PLC0415
 
-            wait(list(target.shards))
+            with target.client.as_current():
+                wait(list(target.shards))
     build_s = time.perf_counter() - t
     kw = dict(src=src, bc_src=bc_src, iterations=iterations, damping=damping, delta=delta)
     opts = dict(executor=executor, exchange=exchange, transport=transport)

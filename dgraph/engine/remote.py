@@ -25,6 +25,7 @@ class RemoteColumns:
         self.on_lost = on_lost
         self._make = futures
         self._futures = None
+        self._names = None
         self.replicated = replicated
         self.plan = plan
         self.workers = workers
@@ -35,6 +36,12 @@ class RemoteColumns:
         if self._futures is None:
             self._futures = list(self._make())
         return self._futures
+
+    def names(self):
+        """The result's column names, read where the result is (nothing else moves)."""
+        if self._names is None:
+            self._names = self.client.submit(list, self.futures()[0], pure=False).result()
+        return list(self._names)
 
     def fetch(self):
         """The columns on the client, in internal vertex order (the futures are let go after)."""
@@ -72,6 +79,15 @@ class RemoteColumns:
             out.append(self.client.submit(_frame_part, src, owned, self.replicated, labels, self.vertex_columns,
                                           backend, workers=[where], pure=False))
         return out
+
+    def dask_frame(self, backend):
+        """The partitions of :meth:`frames` as one dask DataFrame (its columns' types read from the
+        first partition, an empty frame brought to the client)."""
+        import dask.dataframe as dd  # noqa: PLC0415
+
+        parts = self.frames(backend)
+        meta = self.client.submit(_empty, parts[0], pure=False).result()
+        return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
 
 def assemble(plan, results):
@@ -115,6 +131,10 @@ def _frame_part(columns, owned, replicated, labels, vertex_columns, backend):
     import pandas as pd  # noqa: PLC0415
 
     return pd.DataFrame({k: to_numpy(v) for k, v in data.items()})
+
+
+def _empty(frame):
+    return frame.iloc[:0]
 
 
 def _to_user(values, labels):

@@ -85,6 +85,8 @@ class Result:
 
     @property
     def columns(self):
+        if self.on_workers:  # without bringing the columns to the client
+            return self._remote.names()
         return list(self._columns)
 
     @property
@@ -276,7 +278,7 @@ class Result:
         import dask.dataframe as dd  # noqa: PLC0415
 
         if self._remote is not None and self._cols is None and npartitions is None:
-            return dd.from_delayed(self._remote.frames(self.backend), verify_meta=False)
+            return self._remote.dask_frame(self.backend)
         df = self.to_pandas()
         if npartitions is None:
             npartitions = int(self.params.get("partitions", 1) or 1)

@@ -170,9 +170,10 @@ def _write_dataset(result, p: Path, names, overwrite):
     tmp = p.with_name(f".{p.name}.{secrets.token_hex(4)}.tmp")
     try:
         ddf = result.to_dask()[["vertex", *names]]
-        ddf.to_parquet(str(tmp), write_index=False, write_metadata_file=False,
-                       custom_metadata={"dgraph.algorithm": str(result.algorithm),
-                                        "dgraph.vertex_columns": json.dumps(list(result.vertex_columns))})
+        with result._remote.client.as_current():  # the run's client writes, whether or not it is the default
+            ddf.to_parquet(str(tmp), write_index=False, write_metadata_file=False,
+                           custom_metadata={"dgraph.algorithm": str(result.algorithm),
+                                            "dgraph.vertex_columns": json.dumps(list(result.vertex_columns))})
         old = None
         if p.exists():
             if not overwrite:

@@ -149,13 +149,15 @@ def build_partitioned(client, rank_sources, spec, *, backend="numpy", name=None,
     try:
         pending = list(builds)
         while pending and not any(f.status in ("error", "cancelled", "lost") for f in builds):
-            wait(pending, return_when="FIRST_COMPLETED")
+            with client.as_current():  # the client need not be Dask's default one
+                wait(pending, return_when="FIRST_COMPLETED")
             pending = [f for f in pending if not f.done()]
         if any(f.status != "finished" for f in builds):
             # the others stop at their next collective call; one blocked in NCCL is freed by the abort
             _drop_everywhere(client, job)
             try:
-                wait(builds, timeout=STOP_WAIT_S)
+                with client.as_current():
+                    wait(builds, timeout=STOP_WAIT_S)
             except TimeoutError:
                 pass
             error = _first_error([f for f in builds if f.status != "finished"])
@@ -180,7 +182,8 @@ def build_partitioned(client, rank_sources, spec, *, backend="numpy", name=None,
         rebuild = (list(all_sources), solo)
     shards = [client.submit(_claim_shard, job, q, backend, rebuild, key=f"dgraph-shard-p{q}-{job}",
                             workers=[placed[q]], pure=False) for q in range(p)]
-    wait(shards)
+    with client.as_current():
+        wait(shards)
     del builds
     build_s = time.perf_counter() - t0
 
@@ -448,7 +451,8 @@ def from_dask_dataframe(ddf, num_parts, *, src="src", dst="dst", weight=None, nu
 
     from ..cluster import worker_addresses  # noqa: PLC0415
 
-    wait(parts)
+    with client.as_current():
+        wait(parts)
     workers = worker_addresses(client)
     placed = [workers[q % len(workers)] for q in range(p)]
     who = client.who_has(parts)
