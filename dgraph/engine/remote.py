@@ -104,6 +104,8 @@ def assemble(plan, results):
 
 def _frame_part(columns, owned, replicated, labels, vertex_columns, backend):
     """Partition ``owned`` (a ``(lo, hi)`` range or an id array) of a result as a DataFrame."""
+    from .result import to_user_ids  # noqa: PLC0415
+
     first = next(iter(columns.values()))
     xp = np if isinstance(first, np.ndarray) else __import__("cupy")
     if isinstance(owned, tuple):
@@ -116,7 +118,7 @@ def _frame_part(columns, owned, replicated, labels, vertex_columns, backend):
     for name, values in columns.items():
         values = values[pick] if replicated else values
         if name in vertex_columns and labels is not None:
-            values = _to_user(values, labels)
+            values = to_user_ids(values, labels)
         data[name] = values
     vertex = vertices if labels is None else xp.asarray(labels)[vertices] if labels.dtype.kind in "iu" \
         else labels[to_numpy(vertices)]
@@ -135,15 +137,3 @@ def _frame_part(columns, owned, replicated, labels, vertex_columns, backend):
 
 def _empty(frame):
     return frame.iloc[:0]
-
-
-def _to_user(values, labels):
-    """Internal vertex ids -> user ids, -1 (or None for names) where there is none."""
-    host = to_numpy(values)
-    found = host >= 0
-    if labels.dtype.kind in "iu":
-        out = np.full(len(host), -1, dtype=np.int64)
-    else:
-        out = np.full(len(host), None, dtype=object)
-    out[found] = labels[host[found]]
-    return out

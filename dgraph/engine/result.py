@@ -8,6 +8,18 @@ from ..backend import to_numpy
 from ..errors import InputError
 
 
+def to_user_ids(values, labels):
+    """Internal vertex ids -> the user's ids (numpy): -1 where there is none (None for names)."""
+    host = to_numpy(values)
+    found = host >= 0
+    if labels.dtype.kind in "iu":
+        out = np.full(len(host), -1, dtype=np.int64)
+    else:
+        out = np.full(len(host), None, dtype=object)
+    out[found] = labels[host[found]]
+    return out
+
+
 class Result:
     """What an algorithm returns.
 
@@ -106,15 +118,7 @@ class Result:
         values = self.raw(name)
         if name not in self.vertex_columns or self.ids.identity:
             return values
-        host = to_numpy(values)
-        found = host >= 0
-        labels = self.ids.labels
-        if labels.dtype.kind in "iu":
-            out = np.full(len(host), -1, dtype=np.int64)
-        else:
-            out = np.full(len(host), None, dtype=object)
-        out[found] = labels[host[found]]
-        return out
+        return to_user_ids(values, self.ids.labels)
 
     def __getattr__(self, name):
         if name.startswith("_") or name in ("algorithm", "ids", "vertex_columns", "missing", "params"):
@@ -206,12 +210,7 @@ class Result:
         for name in self.columns:
             host = to_numpy(self.raw(name)[:k])
             if name in self.vertex_columns and not self.ids.identity:
-                labels = self.ids.labels
-                found = host >= 0
-                mapped = np.full(len(host), -1 if labels.dtype.kind in "iu" else None,
-                                 dtype=np.int64 if labels.dtype.kind in "iu" else object)
-                mapped[found] = labels[host[found]]
-                host = mapped
+                host = to_user_ids(host, self.ids.labels)
             out[name] = host
         return ids, out
 
