@@ -46,7 +46,7 @@ def _graphs(directed_count, undirected_count, seed):
         yield label, dgraph.from_edges(**kw)
 
 
-def _same(r, ref, what):
+def _check_same(r, ref, what):
     assert r.columns == ref.columns, what
     for name in ref.columns:
         got, want = to_numpy(r.raw(name)), to_numpy(ref.raw(name))
@@ -66,7 +66,7 @@ def test_issue21_12_every_algorithm_local_partitions(algorithm):
             for method in ("range", "hash"):
                 exchange = "all-to-all" if p == 3 and method == "hash" else "butterfly"
                 r = run(G.partition(p, method=method, client=False), G, exchange=exchange)
-                _same(r, ref, f"{algorithm} {label} p={p} {method} {exchange}")
+                _check_same(r, ref, f"{algorithm} {label} p={p} {method} {exchange}")
                 runs += 1
     assert runs == 9 * 6
 
@@ -83,4 +83,4 @@ def test_issue21_12_every_algorithm_dask_executors(client, executor, graph, p, m
     G = dict(_graphs(1, 0, seed=40))[graph]
     PG = G.partition(p, method=method, client=client)
     for a, run in ALGORITHMS.items():
-        _same(run(PG, G, executor=executor), run(G, G), f"{a} {graph} p={p} {method} {executor}")
+        _check_same(run(PG, G, executor=executor), run(G, G), f"{a} {graph} p={p} {method} {executor}")

@@ -19,7 +19,7 @@ from dgraph.partition.sources import GeneratedEdges
 from dgraph.partition.stream import BuildSpec, build_rank, hash_plan
 
 
-def _same_shard(got, ref, what):
+def _check_same_shard(got, ref, what):
     np.testing.assert_array_equal(got.indptr, ref.indptr, err_msg=what)
     np.testing.assert_array_equal(got.indices, ref.indices, err_msg=what)
     if ref.weights is None:
@@ -82,7 +82,7 @@ def test_ranks_build_the_shards_of_the_whole_graph(case, method, backend):
         plan = _plan_of(results[0][1], n, p, seed=3)
         for q, (shard, summary) in enumerate(results):
             assert shard.backend == backend
-            _same_shard(shard.to("numpy"), shard_from_graph(G, plan, q), f"{kind} {method} p={p} q={q}")
+            _check_same_shard(shard.to("numpy"), shard_from_graph(G, plan, q), f"{kind} {method} p={p} q={q}")
             assert summary["arcs"] == shard.num_arcs and summary["slots"] >= shard.num_arcs
 
 
@@ -137,7 +137,7 @@ def _run(name, target, G, opts):
     return getattr(dgraph, name)(target, **kw)
 
 
-def _same_results(PG, G, what):
+def _check_same_results(PG, G, what):
     assert PG.num_arcs == G.num_arcs, what
     for name, opts in ALGORITHMS:
         ref = _run(name, G, G, opts)
@@ -156,7 +156,7 @@ def test_generate_partitioned_gives_the_same_results(client, directed):
         PG = dgraph.generate_partitioned("rmat", p, client=client, scale=8, edgefactor=6, seed=2,
                                          directed=directed, weighted=True, method=method, chunks=3)
         assert PG.build_stats["transport"] == "dask" and len(PG.build_stats["partitions"]) == p
-        _same_results(PG, G, f"generated p={p} {method}")
+        _check_same_results(PG, G, f"generated p={p} {method}")
 
 
 def _edges(G):
@@ -180,11 +180,11 @@ def test_read_partitioned_parquet_and_text(client, tmp_path):
             f.writelines(f"{a} {b} {c}\n" for a, b, c in zip(s[idx], d[idx], w[idx]))
     (tmp_path / "pq" / "_SUCCESS").write_text("")
     PG = dgraph.read_partitioned(tmp_path / "pq", 3, directed=True, num_vertices=400, client=client)
-    _same_results(PG, G, "parquet folder")
+    _check_same_results(PG, G, "parquet folder")
     PG = dgraph.read_partitioned(str(tmp_path / "el" / "part-*.wel"), 2, directed=True, num_vertices=400,
                                  client=client, method="hash")
     assert PG.weighted
-    _same_results(PG, G, "edge-list glob")
+    _check_same_results(PG, G, "edge-list glob")
 
 
 def test_read_partitioned_errors_name_the_file(client, tmp_path):
@@ -216,7 +216,7 @@ def test_from_dask_dataframe_weighted(client):
     ddf = dd.from_pandas(pd.DataFrame({"a": s, "b": d, "w": w}), npartitions=4)
     PG = dgraph.from_dask_dataframe(ddf, 2, src="a", dst="b", weight="w", num_vertices=G.num_vertices,
                                     client=client)
-    _same_results(PG, G, "dask dataframe")
+    _check_same_results(PG, G, "dask dataframe")
 
 
 def test_a_lost_shard_is_rebuilt_alone_from_the_sources(client):
@@ -225,7 +225,7 @@ def test_a_lost_shard_is_rebuilt_alone_from_the_sources(client):
     before = PG.local_shards()
     for q in range(3):
         again = PG._rebuild(q, PG.workers[(q + 1) % 3]).result()
-        _same_shard(again, before[q], f"rebuilt shard {q}")
+        _check_same_shard(again, before[q], f"rebuilt shard {q}")
 
 
 # -- results that stay on the workers ---------------------------------------------------------------
