@@ -58,7 +58,12 @@ def test_readme_python_block_runs(line, code, why, tmp_path, monkeypatch):
         pytest.skip(f"README.md:{line}: {why}")
     _scratch(tmp_path)
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "readme"})  # noqa: S102
+    _check_runs(code, f"README.md:{line}")
+
+
+def _check_runs(code, where):
+    """Run a README block; whatever it raises fails the test, named by its README line."""
+    exec(compile(code, where, "exec"), {"__name__": "readme"})  # noqa: S102
 
 
 def test_readme_skips_only_what_needs_a_cluster_or_a_gpu():
@@ -84,9 +89,10 @@ def _commands():
 def test_readme_command_lines_parse(line, command):
     argv = shlex.split(command)[1:]
     try:
-        cli.build_parser().parse_args(argv)
+        args = cli.build_parser().parse_args(argv)
     except SystemExit as exc:  # argparse's way of refusing a flag
         pytest.fail(f"README.md:{line}: `{command}` does not parse (exit {exc.code})")
+    assert args.command == argv[0] and callable(args.func)
 
 
 def test_readme_install_lines_use_the_distribution_name():

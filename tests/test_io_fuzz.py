@@ -65,7 +65,7 @@ def reference(fn, *args, **kw):
         return exc
 
 
-def report(kind, counts, problems):
+def check_report(kind, counts, problems):
     print(f"\n[fuzz {kind}] {sum(v for k, v in counts.items() if not k.startswith('  '))} files: "
           + json.dumps(dict(counts), sort_keys=True))
     for msg in sorted({m.split(": ", 1)[-1][:150] for m in NO_LINE})[:12]:
@@ -125,7 +125,7 @@ def test_issue21_fuzz_edge_lists_and_csv(tmp_path, worker, compressed):
         if got["status"] != "error" or got["cls"] != "GraphTooLargeError":
             problems.append(("bomb", got["status"], got.get("cls"), got.get("msg", ""), ""))
             counts["raw" if got["status"] != "error" else "false error"] += 1
-    report("edge lists" + (" .gz" if compressed else ""), counts, problems)
+    check_report("edge lists" + (" .gz" if compressed else ""), counts, problems)
 
 
 def mutate_numbers_once(rng, text):
@@ -153,7 +153,7 @@ def test_issue21_fuzz_matrix_market(tmp_path, worker, compressed):
         ref = reference(ref_mtx, data)
         tally(counts, problems, path.name, ref, worker.read(path), data[:300])
         path.unlink()
-    report("Matrix Market" + (" .gz" if compressed else ""), counts, problems)
+    check_report("Matrix Market" + (" .gz" if compressed else ""), counts, problems)
 
 
 @pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gz"])
@@ -182,7 +182,7 @@ def test_issue21_fuzz_graphalytics(tmp_path, worker, compressed):
             pdict["names"] = "weight"
         ref = reference(ref_graphalytics, vb, eb, pdict)
         tally(counts, problems, f"g{i}", ref, worker.read(d / f"g.e{z}"), (vb[:150], eb[:150]))
-    report("Graphalytics .v/.e" + (" .gz" if compressed else ""), counts, problems)
+    check_report("Graphalytics .v/.e" + (" .gz" if compressed else ""), counts, problems)
 
 
 # -- Parquet: typed tables (values compared) and damaged bytes (no crash, no raw error) ---------------
@@ -347,4 +347,4 @@ def test_issue21_fuzz_parquet(tmp_path, worker):
         ref = reference(_ref_parquet, cols)
         tally(counts, problems, path.name, ref, worker.read(path), {k: (t, v[:6]) for k, (t, v) in cols.items()})
         path.unlink()
-    report("Parquet", counts, problems)
+    check_report("Parquet", counts, problems)

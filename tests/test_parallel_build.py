@@ -50,6 +50,18 @@ CASES = [  # kind, params, directed, weights, self_loops
 ]
 
 
+def _case(case, backend):
+    """CASES[case]: (kind, parsed params, weight spec, n, m, directed, self_loops, the Graph, seed 5)."""
+    kind, params, directed, weights, self_loops = CASES[case]
+    mod = {"rmat": rmat, "uniform": uniform}[kind]
+    prm = mod.parse(dict(params))
+    wspec = parse_weights(weights is not None, dict(weights or {}))
+    n, m = mod.size(prm)
+    G = dgraph.generate(kind, seed=5, directed=directed, weighted=weights is not None, self_loops=self_loops,
+                        backend=backend, **params, **(weights or {}))
+    return kind, prm, wspec, n, m, directed, self_loops, G
+
+
 @pytest.mark.parametrize("backend", ["numpy", pytest.param("cupy", marks=pytest.mark.gpu)])
 @pytest.mark.parametrize("case", range(len(CASES)))
 @pytest.mark.parametrize("method", ["range", "hash"])
@@ -60,13 +72,7 @@ def test_ranks_build_the_shards_of_the_whole_graph(case, method, backend):
     if backend == "cupy" and not gpu_available():
         pytest.skip("no usable CUDA GPU / CuPy")
     xp = get_xp(backend)
-    kind, params, directed, weights, self_loops = CASES[case]
-    mod = {"rmat": rmat, "uniform": uniform}[kind]
-    prm = mod.parse(dict(params))
-    wspec = parse_weights(weights is not None, dict(weights or {}))
-    n, m = mod.size(prm)
-    G = dgraph.generate(kind, seed=5, directed=directed, weighted=weights is not None, self_loops=self_loops,
-                        **params, **(weights or {}))
+    kind, prm, wspec, n, m, directed, self_loops, G = _case(case, "numpy")
     for p in (1, 2, 3, 4):
         cuts = np.linspace(0, m, p + 1).astype(int)
         spec = BuildSpec(num_parts=p, directed=directed, method=method, seed=3, self_loops=self_loops,
@@ -279,13 +285,7 @@ def test_streamed_whole_graph_equals_generate(backend, case):
         pytest.skip("no usable CUDA GPU / CuPy")
     from dgraph.backend import get_xp
 
-    kind, params, directed, weights, self_loops = CASES[case]
-    mod = {"rmat": rmat, "uniform": uniform}[kind]
-    prm = mod.parse(dict(params))
-    wspec = parse_weights(weights is not None, dict(weights or {}))
-    n, m = mod.size(prm)
-    G = dgraph.generate(kind, seed=5, directed=directed, weighted=weights is not None, self_loops=self_loops,
-                        backend=backend, **params, **(weights or {}))
+    kind, prm, wspec, n, m, directed, self_loops, G = _case(case, backend)
     S = _streamed(kind, prm, 5, wspec, n, m, directed, self_loops, G.name, get_xp(backend))
     assert S.name == G.name and S.backend == backend and S.directed == directed
     for a, b in ((S.indptr, G.indptr), (S.indices, G.indices), (S.weights, G.weights)):

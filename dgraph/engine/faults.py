@@ -50,12 +50,18 @@ def gather_or_lost(client, futures, placement, what):
     try:
         return client.gather(futures)
     except Exception as exc:
-        if not loss_like(exc):
-            raise
-        lost = settle_lost(client, placement)
-        if lost:
-            raise worker_lost(lost, placement, what, exc) from None
+        loss = _loss(client, placement, what, exc)
+        if loss is not None:
+            raise loss from None
         raise
+
+
+def _loss(client, placement, what, exc):
+    """WorkerLostError when ``exc`` came of a worker of ``placement`` that is gone, else None."""
+    if not loss_like(exc):
+        return None
+    lost = settle_lost(client, placement)
+    return worker_lost(lost, placement, what, exc) if lost else None
 
 
 def lost_workers(client, addresses):
@@ -125,11 +131,9 @@ def wait_or_lost(client, futures, placement, what, check_every=CHECK_EVERY_S):
                 raise worker_lost(lost, placement, what) from None
             continue
         except Exception as exc:  # wait() raises when a future was cancelled (its data lost with a worker)
-            if not loss_like(exc):
-                raise
-            lost = settle_lost(client, placement)
-            if lost:
-                raise worker_lost(lost, placement, what, exc) from None
+            loss = _loss(client, placement, what, exc)
+            if loss is not None:
+                raise loss from None
             raise
         if any(f.status != "finished" for f in futures):  # erred, or lost as wait() returned
             lost = lost_workers(client, placement)

@@ -49,24 +49,15 @@ class Collective:
         ``j``; -> the tuples received from every rank, in rank order (this rank's own included)."""
         raise NotImplementedError
 
-    def check(self, failed=False):
-        """A barrier that raises PeerFailed on every rank when any rank passes ``failed=True``."""
-        self.allreduce(np.zeros(1, dtype=np.int64), "sum", failed=failed)
-
     def scalars(self, values, op="max", failed=False):
         """``allreduce`` of a few host numbers (int64); -> a list of ints."""
-        import numpy  # noqa: PLC0415
+        from ..backend import to_numpy  # noqa: PLC0415
 
-        arr = self._asarray(numpy.asarray(values, dtype=numpy.int64))
-        out = self.allreduce(arr, op, failed=failed)
-        return [int(v) for v in _host(out)]
+        out = self.allreduce(self._asarray(np.asarray(values, dtype=np.int64)), op, failed=failed)
+        return [int(v) for v in to_numpy(out)]
 
     def _asarray(self, a):
         return a
-
-
-def _host(a):
-    return a.get() if type(a).__module__.startswith("cupy") else np.asarray(a)
 
 
 def _raise_if(flags, rank):

@@ -34,9 +34,9 @@ import time
 
 import numpy as np
 
-from ..backend import vertex_dtype
+from ..backend import to_numpy, vertex_dtype
 from ..backend.primitives import group_starts
-from ..errors import GraphTooLargeError, InputError
+from ..errors import InputError
 from ..exchange.collective import PeerFailed
 from .plan import PartitionPlan
 from .shard import Shard, plan_layout
@@ -333,7 +333,7 @@ class _Slots:
                              "during the build?); build again")
         counts = xp.zeros(self.rows, dtype=np.int64)
         write = 0
-        starts = _host(self.start)
+        starts = to_numpy(self.start)
         r0 = 0
         while r0 < self.rows:
             # the rows [r0, r1) whose arcs fit in one block (at least one row)
@@ -433,7 +433,7 @@ def _by_owner(xp, owner, p, *arrays):
     if p == 1:
         return [tuple(arrays)]
     order = _argsort_stable(xp, owner)
-    bounds = _host(xp.searchsorted(owner[order], xp.arange(p + 1, dtype=np.int32), side="left"))
+    bounds = to_numpy(xp.searchsorted(owner[order], xp.arange(p + 1, dtype=np.int32), side="left"))
     moved = [a[order] for a in arrays]
     return [tuple(a[bounds[j]:bounds[j + 1]] for a in moved) for j in range(p)]
 
@@ -454,26 +454,11 @@ def _argsort_stable(xp, a):
     return xp.argsort(a)  # CuPy sorts by radix sort: stable
 
 
-def _host(a):
-    return a.get() if type(a).__module__.startswith("cupy") else np.asarray(a)
-
-
 def _require(xp, nbytes, what):
     """GraphTooLargeError before an allocation that cannot fit (the GPU's free memory, or the host's)."""
-    if xp is not np:
-        from ..backend.device_memory import require  # noqa: PLC0415
+    from ..backend.device_memory import require  # noqa: PLC0415
 
-        require(int(nbytes), what)
-        return
-    try:
-        import psutil  # noqa: PLC0415
-    except ImportError:  # pragma: no cover - psutil comes with distributed
-        return
-    free = psutil.virtual_memory().available
-    if nbytes > free:
-        raise GraphTooLargeError(f"{what} needs about {nbytes / 2**30:.1f} GiB of memory and this worker has "
-                                 f"{free / 2**30:.1f} GiB available; use more workers or a machine with more "
-                                 f"memory")
+    require(int(nbytes), what, device="gpu" if xp is not np else "host")
 
 
 def _check_room(xp, slots, batch, q, p):
