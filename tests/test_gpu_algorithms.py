@@ -116,3 +116,66 @@ def test_sssp_auto_delta_on_cupy_uses_the_gpu_constant():
     assert gpu.params["delta"] > cpu.params["delta"]
     np.testing.assert_array_equal(to_numpy(gpu.raw("distance")), cpu.raw("distance"))
     np.testing.assert_array_equal(to_numpy(gpu.raw("parent")), cpu.raw("parent"))
+
+
+def _scipy_components(G):
+    """Component labels = the smallest vertex id of each component (scipy finds them; relabel)."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    src, dst = (to_numpy(a) for a in G.coo()[:2])
+    n = G.num_vertices
+    A = sp.coo_matrix((np.ones(len(src)), (src, dst)), shape=(n, n)).tocsr()
+    _, lab = connected_components(A, directed=True, connection="weak")
+    smallest = np.full(lab.max() + 1 if n else 0, n, dtype=np.int64)
+    np.minimum.at(smallest, lab, np.arange(n))
+    return smallest[lab]
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_wcc_union_find_on_the_gpu_against_scipy(directed):
+    """The GPU union-find (backend/gpu_wcc.py): many components, long chains with descending ids
+    (every hook races down a path), a star, 1-4 shards; labels are the component minima."""
+    rng = np.random.default_rng(11)
+    n = 20000
+    chain = np.arange(n - 1, 0, -1)
+    cases = [
+        ("sparse-random", rng.integers(0, n, 12000), rng.integers(0, n, 12000), n),
+        ("chain-descending", chain, chain - 1, n),
+        ("star", np.full(n - 1, n // 2), np.delete(np.arange(n), n // 2), n),
+        ("rmat", None, None, None),
+    ]
+    for label, src, dst, nv in cases:
+        if src is None:
+            G = dgraph.generate("rmat", scale=15, edgefactor=2, seed=3, directed=directed)
+        else:
+            G = dgraph.from_edges(src, dst, num_vertices=nv, directed=directed)
+        ref = _scipy_components(G)
+        Gc = G.to("cupy")
+        for p in (1, 2, 3, 4):
+            target = Gc if p == 1 else Gc.partition(p, method=("range", "hash")[p % 2], client=False)
+            r = dgraph.wcc(target)
+            np.testing.assert_array_equal(to_numpy(r.raw("component")), ref, err_msg=f"{label} p={p}")
+            assert r.supersteps == 1 and r.stats_records[-1]["components"] == len(np.unique(ref))
+
+
+def test_gpu_union_find_kernels_on_int64_ids():
+    import cupy as cp
+
+    from dgraph.backend import gpu_wcc
+
+    indptr = cp.asarray([0, 2, 3, 3, 4, 5], dtype=cp.int64)       # rows 0..4
+    indices = cp.asarray([3, 1, 0, 1, 2], dtype=cp.int64)
+    parent = cp.arange(6, dtype=cp.int64)
+    assert gpu_wcc.hook_csr(indptr, indices, 0, cp.empty(0, cp.int64), True, parent) == 5
+    out = cp.empty_like(parent)
+    assert gpu_wcc.flatten(parent, out) == 3                        # {0, 1, 3}, {2, 4}, {5}
+    assert out.tolist() == [0, 0, 2, 0, 2, 5]
+    undirected = cp.arange(6, dtype=cp.int64)                       # each edge stored both ways: once
+    both = cp.asarray([0, 1, 2, 3, 3, 4], dtype=cp.int64)          # 0-1 and 2-4, both ways
+    assert gpu_wcc.hook_csr(both, cp.asarray([1, 0, 4, 2], cp.int64), 0, cp.empty(0, cp.int64), False,
+                            undirected) == 2
+    assert gpu_wcc.flatten(undirected, undirected) == 4 and undirected.tolist() == [0, 0, 2, 3, 2, 5]
+    p = cp.arange(6, dtype=cp.int64)
+    gpu_wcc.unite_pairs(p, cp.asarray([5, 4], cp.int64), cp.asarray([4, 2], cp.int64))
+    assert gpu_wcc.flatten(p, p) == 4 and p.tolist() == [0, 1, 2, 3, 2, 2]

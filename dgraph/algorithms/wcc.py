@@ -117,13 +117,16 @@ class WCC(Program):
     def _fused(self, shard):
         return self.kernels == "fused" and shard.xp is np
 
+    def _gpu(self, shard):
+        return self.kernels == "fused" and shard.xp is not np
+
     def init(self, shard):
         xp = shard.xp
         st = WCCState()
         vdt = shard.indices.dtype
         st.parent = xp.arange(shard.n, dtype=vdt)
         st.new = None
-        if self._fused(shard):
+        if self._fused(shard) or self._gpu(shard):
             st.src = st.dst = None             # the first superstep reads the CSR itself
             return st
         # each edge once (an undirected edge is stored both ways), self loops dropped; a bounded run
@@ -148,12 +151,14 @@ class WCC(Program):
         return {"components": shard.n}
 
     def converged(self, report, step):
-        return step > 0 and report["hooks"] == 0
+        return step > 0 and (report["hooks"] == 0 or report.get("complete", False))
 
     # -- one superstep -------------------------------------------------------------
     def superstep(self, shard, st, ctx):
         if self._fused(shard):
             return self._superstep_fused(shard, st)
+        if self._gpu(shard):
+            return self._superstep_gpu(shard, st)
         xp = shard.xp
         p = st.parent
         ru, rv = p[st.src], p[st.dst]
@@ -212,7 +217,57 @@ class WCC(Program):
             arrays = {"ids": empty, "vals": empty, "dense": new}
         return Contribution(arrays, {"hooks": hooks, "edges": scanned})
 
+    def _superstep_gpu(self, shard, st):
+        """The one superstep on CuPy: this shard's spanning forest, its trees flattened to stars."""
+        from ..backend import gpu_wcc  # noqa: PLC0415
+
+        xp = shard.xp
+        forest = st.parent                     # arange: every vertex its own tree
+        rows = shard.rows if not shard.contiguous else xp.empty(0, dtype=forest.dtype)
+        live = gpu_wcc.hook_csr(shard.indptr, shard.indices, shard.row_base, rows, shard.directed, forest)
+        st.parent = xp.empty_like(forest)
+        roots = gpu_wcc.flatten(forest, st.parent)
+        st.new = forest                        # a spare buffer for the receive
+        hooks = shard.n - roots                # vertices not their own root
+        counters = {"hooks": hooks, "edges": shard.num_arcs, "united": live}
+        if shard.num_parts == 1 or 2 * hooks > shard.n:
+            return Contribution({"ids": xp.empty(0, dtype=forest.dtype), "vals": xp.empty(0, dtype=forest.dtype),
+                                 "dense": st.parent}, counters)
+        changed = xp.flatnonzero(st.parent != xp.arange(shard.n, dtype=forest.dtype)).astype(forest.dtype)
+        return Contribution({"ids": changed, "vals": st.parent[changed], "dense": xp.empty(0, dtype=forest.dtype)},
+                            counters)
+
+    def _receive_gpu(self, shard, st, contributions):
+        """Every other shard's forest united into this one's: the union of spanning forests has the
+        components of the union of their edge sets, so one superstep is the whole run."""
+        from ..backend import gpu_wcc  # noqa: PLC0415
+
+        xp = shard.xp
+        others = [c for i, c in enumerate(contributions) if i != shard.part]
+        p = st.parent
+        if others:  # into the spare buffer: this shard's contribution may still be read by an executor
+            p = st.new if st.new is not None else xp.empty_like(st.parent)
+            p[...] = st.parent
+        for c in others:
+            dense = to_backend(c.arrays["dense"], xp)
+            if len(dense):
+                gpu_wcc.unite_pairs(p, dense)
+            ids = to_backend(c.arrays["ids"], xp)
+            if len(ids):
+                gpu_wcc.unite_pairs(p, to_backend(c.arrays["vals"], xp), ids)
+        if others:
+            components = gpu_wcc.flatten(p, p)  # in place: each write is an ancestor, read safely by others
+            st.parent = p
+        else:
+            components = shard.n - contributions[0].counters["hooks"]
+        st.new = None
+        hooks = sum(int(c.counters["hooks"]) for c in contributions)
+        edges = sum(int(c.counters["edges"]) for c in contributions)
+        return {"hooks": hooks, "edges": edges, "components": int(components), "complete": True}
+
     def receive(self, shard, st, contributions, ctx):
+        if self._gpu(shard):
+            return self._receive_gpu(shard, st, contributions)
         fused = self._fused(shard)
         xp = np if fused else shard.xp
         if len(contributions) == 1 and st.new is not None:
