@@ -63,7 +63,7 @@ class BFS(Program):
         st.parents[self.source] = self.source
         st.frontier = Frontier(n, ids=xp.asarray([self.source], dtype=vdt))
         st.level = 0
-        st.m_u = int(shard.degree.sum()) - int(shard.degree[self.source])
+        st.m_u = shard.degree_sum() - int(shard.degree[self.source])
         st.prev_nf = 0
         st.direction = "pull" if self.direction == "pull" else "push"
         st.out = None
@@ -166,6 +166,13 @@ class BFS(Program):
             return None
         v = shard.xp.flatnonzero(st.parents != st.unset).astype(st.parents.dtype)
         return Contribution({"v": v, "u": st.parents[v]}, {})
+
+    def final_min(self, shard, st):
+        """The parents as one array to reduce by minimum onto shard 0, for a transport that reduces
+        on the GPUs (NCCL): unvisited entries hold the dtype's maximum on the fused GPU path, so the
+        minimum is the smallest candidate.  None where they hold -1 (numpy, generic kernels)."""
+        big = np.iinfo(st.parents.dtype).max
+        return st.parents if (shard.num_parts > 1 and st.unset == big) else None
 
     def final_receive(self, shard, st, contributions):
         xp = shard.xp

@@ -6,8 +6,8 @@ frontier (ButterFly BFS).  Done with array calls (unpack every bitmap,
 ``flatnonzero``, a boolean index for the unvisited, a degree gather and sum,
 then a bitmap again for pull and the owned slice for the next push) that is
 a dozen kernels and five host syncs a superstep: on two H100s it was 0.4-1.3
-ms of a 2-3 ms superstep (docs/BENCHMARKS.md).  Here one thread per vertex
-reads the OR of the bitmaps and, for a set bit, writes the vertex at its rank
+ms of a 2-3 ms superstep (docs/BENCHMARKS.md).  Here one thread per 32-bit
+word of the OR of the bitmaps writes, for each set bit, the vertex at its rank
 (the frontier stays sorted, as the array path leaves it), labels it when this
 shard had not seen it, writes the byte mask that pull reads, and, for a
 shard of a vertex range, writes the owned vertices' local rows for the next
@@ -85,13 +85,62 @@ __device__ void emit_union(const unsigned* __restrict__ words, const i64* __rest
     if (blockIdx.x == 0 && threadIdx.x == 0) counters[0] = (u64)incl[nw - 1];
 }
 
-extern "C" {
-__global__ void set_bits_i32(const int* ids, i64 k, unsigned* words) { set_bits<int>(ids, k, words); }
-__global__ void set_bits_i64(const i64* ids, i64 k, unsigned* words) { set_bits<i64>(ids, k, words); }
-__global__ void word_popc(const unsigned* words, i64 nw, i64* counts) {
-    i64 w = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (w < nw) counts[w] = __popc(words[w]);
+// The same, one thread a 32-bit word, for a sparse union (every shard sent ids, so at most one
+// vertex in 32 a shard): a pass over n/32 words, not n vertices (rmat26, a frontier of 33: 0.46 ms
+// a call with a thread a vertex, on a grid of UNION_BLOCKS).  A dense union keeps the vertex kernel,
+// whose neighbouring threads write neighbouring ranks (here 2x slower on a 28M-vertex frontier).
+// The word's 32 byte-mask entries are written as eight 32-bit stores; its set bits, in vertex
+// order, take consecutive ranks from incl[w] - popc(word).
+template <typename V>
+__device__ void emit_union_words(const unsigned* __restrict__ words, const i64* __restrict__ incl, i64 nw, i64 n,
+                                 int* labels, int level, const i64* __restrict__ degree, i64 row_base, i64 nrows,
+                                 V* out, V* lrows, unsigned char* fmask, u64* counters) {
+    i64 dg = 0, od = 0, oc = 0;
+    i64 own_rank = -1;
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 w = (i64)blockIdx.x * blockDim.x + threadIdx.x; w < nw; w += stride) {
+        unsigned x = words[w];
+        i64 v0 = w << 5;
+        if (v0 + 32 <= n) {
+            unsigned* m = (unsigned*)(fmask + v0);
+            for (int k = 0; k < 8; ++k) {
+                unsigned val = 0;
+                if (x) {
+                    for (int i = 0; i < 4; ++i) {
+                        int j = 4 * k + i;
+                        val |= ((x >> (8 * (j >> 3) + 7 - (j & 7))) & 1u) << (8 * i);
+                    }
+                }
+                m[k] = val;
+            }
+        } else {
+            for (int j = 0; v0 + j < n; ++j) fmask[v0 + j] = (x >> (8 * (j >> 3) + 7 - (j & 7))) & 1u;
+        }
+        if (!x) continue;
+        i64 r = incl[w] - __popc(x);
+        for (int j = 0; j < 32; ++j) {
+            if (!((x >> (8 * (j >> 3) + 7 - (j & 7))) & 1u)) continue;
+            i64 v = v0 + j;
+            out[r] = (V)v;
+            if (labels[v] < 0) labels[v] = level;
+            i64 d = degree[v];
+            dg += d;
+            if (v >= row_base && v < row_base + nrows) {
+                if (own_rank < 0) own_rank = rank_of(words, incl, row_base);
+                lrows[r - own_rank] = (V)(v - row_base);
+                oc += 1;
+                od += d;
+            }
+            ++r;
+        }
+    }
+    block_add(dg, counters + 1);
+    block_add(oc, counters + 2);
+    block_add(od, counters + 3);
+    if (blockIdx.x == 0 && threadIdx.x == 0) counters[0] = (u64)incl[nw - 1];
 }
+
+extern "C" {
 __global__ void emit_union_i32(const unsigned* words, const i64* incl, i64 nw, i64 n, int* labels, int level,
                                const i64* degree, i64 row_base, i64 nrows, int* out, int* lrows,
                                unsigned char* fmask, u64* counters) {
@@ -102,11 +151,29 @@ __global__ void emit_union_i64(const unsigned* words, const i64* incl, i64 nw, i
                                unsigned char* fmask, u64* counters) {
     emit_union<i64>(words, incl, nw, n, labels, level, degree, row_base, nrows, out, lrows, fmask, counters);
 }
+__global__ void emit_union_words_i32(const unsigned* words, const i64* incl, i64 nw, i64 n, int* labels, int level,
+                                     const i64* degree, i64 row_base, i64 nrows, int* out, int* lrows,
+                                     unsigned char* fmask, u64* counters) {
+    emit_union_words<int>(words, incl, nw, n, labels, level, degree, row_base, nrows, out, lrows, fmask, counters);
+}
+__global__ void emit_union_words_i64(const unsigned* words, const i64* incl, i64 nw, i64 n, int* labels, int level,
+                                     const i64* degree, i64 row_base, i64 nrows, i64* out, i64* lrows,
+                                     unsigned char* fmask, u64* counters) {
+    emit_union_words<i64>(words, incl, nw, n, labels, level, degree, row_base, nrows, out, lrows, fmask, counters);
+}
+__global__ void set_bits_i32(const int* ids, i64 k, unsigned* words) { set_bits<int>(ids, k, words); }
+__global__ void set_bits_i64(const i64* ids, i64 k, unsigned* words) { set_bits<i64>(ids, k, words); }
+__global__ void word_popc(const unsigned* words, i64 nw, i64* counts) {
+    i64 w = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (w < nw) counts[w] = __popc(words[w]);
+}
 }
 """
 
 #: blocks of the union kernel's fixed grid (it strides over the vertices)
 UNION_BLOCKS = 1024
+#: the grid of the dense union's vertex kernel (one atomic a block on each counter)
+DENSE_UNION_BLOCKS = 4096
 
 
 def kernel(name):
@@ -162,8 +229,10 @@ class FrontierUnion:
         kernel("word_popc")(_blocks(self.nw), (BLOCK,), (self.words, cp.int64(self.nw), self.incl))
         cp.cumsum(self.incl, out=self.incl)
         self.counters.fill(0)
-        kernel("emit_union_" + _suffix(self.vdtype))(
-            (min(_blocks(self.n)[0], UNION_BLOCKS),), (BLOCK,),
+        sparse = not any(len(bits) for _, bits in parts)
+        kernel(("emit_union_words_" if sparse else "emit_union_") + _suffix(self.vdtype))(
+            (min(_blocks(self.nw)[0], UNION_BLOCKS) if sparse else min(_blocks(self.n)[0], DENSE_UNION_BLOCKS),),
+            (BLOCK,),
             (self.words, self.incl, cp.int64(self.nw), cp.int64(self.n), labels, cp.int32(level), degree, cp.int64(self.row_base),
              cp.int64(self.num_rows), self.out, self.lrows, self.fmask, self.counters))
         count, degsum, owned, owned_deg = (int(x) for x in self.counters.get())

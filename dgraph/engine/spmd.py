@@ -135,10 +135,13 @@ def _drop_run(dask_worker, run):
         del _results(dask_worker)[key]
 
 
-async def _run_here(worker, key, *, program, shard_key, schedule, placement, run, part, max_supersteps, timeout,
-                    nccl_uid):
+async def _run_here(worker, key, *, job, shard_key, placement, run, part, max_supersteps, timeout):
     """The direct launch on a worker: the loop in a thread of its own (several shards of one run may
-    share this worker and must run at once); -> the reply the client reads."""
+    share this worker and must run at once); -> the reply the client reads.  ``job``: the pickled
+    (program, schedule, NCCL id); see :func:`_launch_direct`."""
+    import pickle  # noqa: PLC0415
+
+    program, schedule, nccl_uid = pickle.loads(job)
     shard = worker.data[shard_key] if shard_key in worker.data else None
     if shard is None:
         return {"status": "error", "type": "ExecutorError",
@@ -150,17 +153,56 @@ async def _run_here(worker, key, *, program, shard_key, schedule, placement, run
     def work():
         try:
             out = _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid)
-            from distributed.protocol import to_serialize  # noqa: PLC0415
-
-            reply = {"status": "OK", "records": to_serialize(out[0]), "phases": out[1]}
+            reply = {"status": "OK", "records": pickle.dumps(out[0], protocol=5), "phases": out[1]}
         except Cancelled:
             reply = {"status": "cancelled"}
         except Exception as exc:  # noqa: BLE001 - sent back to the client, which raises it as ExecutorError
             reply = {"status": "error", "type": type(exc).__name__, "message": str(exc)}
         loop.call_soon_threadsafe(done.set_result, reply)
 
-    threading.Thread(target=work, name=f"dgraph-spmd-{run}-p{part}", daemon=True).start()
+    _threads().submit(work)
     return await done
+
+
+class _Threads:
+    """Daemon threads that run the spmd loops of this worker process, kept between runs (starting a
+    thread was part of every run's launch).  Every shard of a run needs a thread at once (they wait
+    for each other), so a job finding no idle thread starts another.  Daemon: a loop stuck in a
+    collective must not hold up the worker's exit."""
+
+    def __init__(self):
+        import queue  # noqa: PLC0415
+
+        self.jobs = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.idle = 0
+
+    def submit(self, fn):
+        with self.lock:
+            if self.idle:
+                self.idle -= 1
+            else:
+                threading.Thread(target=self._serve, name="dgraph-spmd", daemon=True).start()
+        self.jobs.put(fn)
+
+    def _serve(self):
+        while True:
+            fn = self.jobs.get()
+            try:
+                fn()
+            finally:
+                with self.lock:
+                    self.idle += 1
+
+
+_POOL = None
+
+
+def _threads():
+    global _POOL
+    if _POOL is None:
+        _POOL = _Threads()
+    return _POOL
 
 
 def _send_or_cancel(worker, box, run, coro, check_s=0.25):
@@ -315,8 +357,12 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
             last = now
         step += 1
     c_loop, t_loop = startup_seconds(), time.perf_counter()
-    final = program.final_contribution(shard, state)
-    if final is not None:
+    dense = getattr(program, "final_min", None)
+    dense = dense(shard, state) if (dense is not None and nccl_uid is not None and p > 1) else None
+    final = program.final_contribution(shard, state) if dense is None else None
+    if dense is not None:  # a replicated result reconciled by minimum: one NCCL reduction onto shard 0
+        transport.reduce_min(dense, root=0)
+    elif final is not None:
         if program.replicated_result:  # only shard 0's result is read: gather there
             everyone = gather(final) if p > 1 else [final]
             if everyone is not None:
@@ -476,13 +522,15 @@ def _drop_everywhere(client, run):
 # -- direct launch: client -> worker RPC ------------------------------------------------------
 
 def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid):
-    from distributed.protocol import to_serialize  # noqa: PLC0415
+    import pickle  # noqa: PLC0415
 
     if not all(f.status == "finished" for f in PG.shards):
         faults.wait_or_lost(client, list(PG.shards), placement, "the spmd run's start")
     p = PG.num_parts
-    common = dict(program=to_serialize(program), schedule=to_serialize(schedule), placement=placement, run=run,
-                  max_supersteps=max_supersteps, timeout=timeout, nccl_uid=to_serialize(uid))
+    # one pickled blob, not three to_serialize objects: Dask's serializer dispatch per object cost
+    # 0.8 ms of a 2 ms launch (2-core box, docs/bench-scripts/spmd-launch.py)
+    job = pickle.dumps((program, schedule, uid), protocol=5)
+    common = dict(job=job, placement=placement, run=run, max_supersteps=max_supersteps, timeout=timeout)
 
     async def call(q):
         return await client.rpc(placement[q]).dgraph_spmd_run(shard_key=PG.shards[q].key, part=q, **common)
@@ -545,7 +593,7 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
             raise ExecutorError(r["message"])
         what = f"{r['type']}: {r['message']}" if isinstance(r, dict) and "type" in r else f"{type(r).__name__}: {r}"
         raise ExecutorError(f"spmd run failed on partition {q} (worker {placement[q]}): {what}")
-    summaries = [(r["records"], r["phases"]) for r in replies]
+    summaries = [(pickle.loads(r["records"]), r["phases"]) for r in replies]
     return _DirectResults(client, placement, run, parts), summaries, t_submit
 
 

@@ -66,6 +66,12 @@ class Shard:
         one-shard fast paths (``Program.run_steps``) need."""
         return self.num_parts == 1 and self.contiguous and self.row_base == 0 and self.num_rows == self.n
 
+    def degree_sum(self) -> int:
+        """The sum of the replicated degree array (the graph's arcs), read from the device once."""
+        if getattr(self, "_degree_sum", None) is None:
+            self._degree_sum = int(self.degree.sum())
+        return self._degree_sum
+
     def global_rows(self):
         """Global ids of the owned vertices, in local row order."""
         if self.contiguous:
