@@ -53,7 +53,25 @@ class PageRank(Program):
         st["plan"] = row_sum_plan(shard.csc(edge_ids=False)[0]) if self.variant == "pull" else None
         st["teleport"] = None if self.teleport is None else xp.asarray(self.teleport, dtype=np.float64)
         st["mass"] = None  # CuPy: (rank vector, its dangling mass), summed with its change by _update
+        if self._owned_update(shard):
+            from ..backend import gpu_pagerank  # noqa: PLC0415
+
+            own = shard.global_rows()
+            st["share"] = st["rank"] * st["inv_deg"]
+            st["rank_own"], st["spare_own"] = st["rank"][own], xp.empty(shard.num_rows, dtype=np.float64)
+            st["inv_own"] = st["inv_deg"][own]
+            st["teleport_own"] = None if st["teleport"] is None else st["teleport"][own]
+            st["mass"] = gpu_pagerank.sums(st["rank"], st["inv_deg"])[0]
+            st["rank"] = None  # only the owned ranks are kept; the whole vector is gathered at the end
         return st
+
+    def _owned_update(self, shard):
+        """CuPy shards of a partitioned graph, pull: each shard computes its owned vertices' new ranks
+        and shares before the exchange, which then carries the shares (the next iteration's input) and
+        two partial sums; the whole rank vector is gathered once, at the end.  Where every shard
+        rebuilt the whole rank vector each superstep (four passes over n), 2 GPUs lost 2 ms a
+        superstep of 22.8 at rmat26 to it."""
+        return shard.xp is not np and shard.num_parts > 1 and self.variant == "pull"
 
     def initial_report(self, shard, st):
         return {"delta": float("inf")}
@@ -82,6 +100,16 @@ class PageRank(Program):
 
     def superstep(self, shard, st, ctx):
         xp = shard.xp
+        if self._owned_update(shard):
+            from ..backend import gpu_pagerank  # noqa: PLC0415
+
+            cindptr, cindices, _ = shard.csc(edge_ids=False)
+            share = xp.empty(shard.num_rows, dtype=np.float64)  # fresh: an executor may still read the last one
+            sums = gpu_pagerank.owned_update(cindptr, cindices, st["share"], st["plan"], st["rank_own"],
+                                             st["inv_own"], st["mass"], st["teleport_own"], self.d, shard.n,
+                                             st["spare_own"], share)
+            st["rank_own"], st["spare_own"] = st["spare_own"], st["rank_own"]
+            return Contribution({"share": share, "sums": sums}, {})
         share = st["rank"] * st["inv_deg"]
         if self.variant == "pull":
             cindptr, cindices, _ = shard.csc(edge_ids=False)
@@ -94,6 +122,17 @@ class PageRank(Program):
         return Contribution({"partial": partial}, {})
 
     def receive(self, shard, st, contributions, ctx):
+        if self._owned_update(shard):
+            import cupy as cp  # noqa: PLC0415
+
+            shard.gather_owned(st["share"], contributions, "share")
+            parts = cp.stack([to_backend(c.arrays["sums"], cp) for c in contributions]).get()
+            mass, change = 0.0, 0.0
+            for m, c in parts:  # in partition order: the same sums on every shard
+                mass += float(m)
+                change += float(c)
+            st["mass"] = cp.full(1, mass, dtype=np.float64)
+            return {"delta": change, "n": shard.n}
         return {"delta": float(self._update(shard, st, contributions)), "n": shard.n}
 
     def _update(self, shard, st, contributions):
@@ -190,6 +229,13 @@ class PageRank(Program):
                 ctx.tick(*out[-1])
             step += 1
         return out
+
+    def final_contribution(self, shard, st):
+        """The owned ranks, when only they were kept (see :meth:`_owned_update`)."""
+        return Contribution({"rank": st["rank_own"]}, {}) if self._owned_update(shard) else None
+
+    def final_receive(self, shard, st, contributions):
+        st["rank"] = shard.gather_owned(shard.xp.empty(shard.n, dtype=np.float64), contributions, "rank")
 
     def finish(self, shard, st):
         return {"pagerank": st["rank"]}

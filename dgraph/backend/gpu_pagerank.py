@@ -127,6 +127,32 @@ def sums(rank, inv_deg, old=None):
     return out[0], out[1]
 
 
+def owned_update(cindptr, cindices, share, plan, old, inv_deg, mass, teleport, damping, n, out, share_out):
+    """One iteration for a shard's owned vertices (rows of ``cindptr``): their in-edge sums from the
+    whole ``share`` vector, then ``out`` = their new ranks and ``share_out`` = their new shares (rank /
+    out-degree; the array path's bits) (``old``, ``inv_deg``, ``teleport``: the owned
+    slices; ``mass``: the whole graph's dangling mass, a device scalar; ``n``: the graph's vertices);
+    -> a device array [dangling mass of the new owned ranks, their L1 change], nothing read back."""
+    import cupy as cp  # noqa: PLC0415
+
+    from . import gpu_kernels  # noqa: PLC0415
+
+    nrows = len(cindptr) - 1
+    sums2 = cp.zeros(2, dtype=np.float64)
+    if nrows <= 0:
+        return sums2
+    nb = _blocks(nrows)
+    part = cp.empty(2 * nb, dtype=np.float64)
+    gpu_kernels.row_segment_sums(cindptr, cindices, share, plan)
+    kernel("rank_update")(
+        (nb,), (BLOCK,),
+        (plan.segptr, plan.segend, plan.partial, old, inv_deg, mass,
+         cp.zeros((), dtype=np.float64) if teleport is None else teleport, cp.int32(teleport is not None),
+         cp.float64(damping), cp.float64(n), out, share_out, part, cp.int64(nrows)))
+    kernel("sum_totals")((1,), (BLOCK,), (part, cp.int64(nb), sums2[0:1], sums2[1:2]))
+    return sums2
+
+
 class FusedIterations:
     """PageRank iterations on one whole-graph CuPy shard; :meth:`step` queues one and returns its
     L1 change as a 0-d device array (nothing is read back)."""
@@ -166,4 +192,4 @@ class FusedIterations:
         return out[1]
 
 
-__all__ = ["FusedIterations", "sums"]
+__all__ = ["FusedIterations", "owned_update", "sums"]
