@@ -113,8 +113,11 @@ def test_shards_built_on_the_gpus_equal_single_gpu(client, directed):
             ref = getattr(dgraph, name)(G, **kw)
             r = getattr(dgraph, name)(PG, **kw)
             for c in ref.columns:
-                np.testing.assert_array_equal(to_numpy(r.raw(c)), to_numpy(ref.raw(c)),
-                                              err_msg=f"{name} {c} p={p} {method}")
+                a, b, what = to_numpy(r.raw(c)), to_numpy(ref.raw(c)), f"{name} {c} p={p} {method}"
+                if name == "pagerank":  # the dangling mass is summed per shard, then across: not the same bits
+                    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15, err_msg=what)
+                else:
+                    np.testing.assert_array_equal(a, b, err_msg=what)
         assert violations(verify_bfs(PG, dgraph.bfs(PG, src), src)) == {}
         assert violations(verify_pagerank(PG, dgraph.pagerank(PG, iterations=20))) == {}
         assert violations(verify_wcc(PG, dgraph.wcc(PG))) == {}

@@ -17,6 +17,13 @@ the out-edges of the vertices it owns into a partial sum over all
 vertices, and the partial sums are added up (the exchange delivers each
 shard's contribution exactly once, so nothing is counted twice).
 
+On CuPy shards of a partitioned graph (pull) each shard updates the ranks
+of the vertices it owns before the exchange, which carries their shares
+and two partial sums (dangling mass, L1 change); the partial sums are
+added in partition order, so the ranks equal one GPU's to about 1e-15
+relative, not bit for bit (every executor gives the same bits for the same
+partitioning).
+
 Stops after ``iterations`` when given (Graphalytics: a fixed count),
 otherwise when the L1 change falls below ``tol * n`` (NetworkX's test) or
 after ``max_iterations``.

@@ -414,6 +414,15 @@ class SSSP(Program):
         v, u = self._candidates(shard, st)
         return Contribution({"v": v, "u": u}, {})
 
+    def final_min(self, shard, st):
+        """Every vertex's parent candidate from this shard's edges as one dense array (``big`` where
+        none), for a transport that reduces on the GPUs: the minimum over the shards is the parent.
+        The (vertex, candidate) pairs of every shard cost 24.8 ms at rmat26 on 2 GPUs."""
+        if shard.num_parts == 1 or not st.gpu:
+            return None
+        st.parents = _gpu_tight_parents(shard, st, self.source)
+        return st.parents
+
     def final_receive(self, shard, st, contributions):
         xp = shard.xp
         st.parents = xp.full(shard.n, st.big, dtype=shard.indices.dtype)

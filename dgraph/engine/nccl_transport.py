@@ -165,17 +165,21 @@ class NcclTransport:
         return [held[i] for i in range(self.p)]
 
 
-    def reduce_min(self, array, root=0):
-        """``array`` on ``root`` becomes the element-wise minimum of every rank's ``array`` (in place;
-        the others' are left as they were): one NCCL reduction, no host wait."""
+    def reduce_min(self, array, root=None):
+        """``array`` becomes the element-wise minimum of every rank's ``array``, in place: on ``root``
+        alone (the others' are left as they were), or on every rank when ``root`` is None.  One NCCL
+        collective, no host wait."""
         import cupy as cp  # noqa: PLC0415
         from cupy.cuda import nccl  # noqa: PLC0415
 
         types = {np.dtype(np.int32): nccl.NCCL_INT32, np.dtype(np.int64): nccl.NCCL_INT64,
                  np.dtype(np.float32): nccl.NCCL_FLOAT32, np.dtype(np.float64): nccl.NCCL_FLOAT64}
         kind = types[np.dtype(array.dtype)]
-        ptr = array.data.ptr
-        self.comm.reduce(ptr, ptr, array.size, kind, nccl.NCCL_MIN, root, cp.cuda.get_current_stream().ptr)
+        ptr, stream = array.data.ptr, cp.cuda.get_current_stream().ptr
+        if root is None:
+            self.comm.allReduce(ptr, ptr, array.size, kind, nccl.NCCL_MIN, stream)
+        else:
+            self.comm.reduce(ptr, ptr, array.size, kind, nccl.NCCL_MIN, root, stream)
 
 
 def _number(x):

@@ -26,8 +26,9 @@ A Program is written once, per shard (see :mod:`dgraph.partition.shard`):
   state, contributions)``: one more exchange after convergence, for state
   that is cheaper to reconcile once than every superstep (BFS parents).
   ``final_min(shard, state) -> array or None``, where a transport can reduce
-  on the devices (NCCL), replaces that exchange for a replicated result: the
-  array on shard 0 becomes the element-wise minimum of every shard's.
+  on the devices (NCCL), replaces that exchange: the array becomes the
+  element-wise minimum of every shard's (on shard 0 alone for a replicated
+  result, on every shard otherwise).
 
 Executors (``local`` here; ``tasks`` and ``spmd`` on Dask) differ only in
 where shards live and how contributions travel (an exchange schedule:

@@ -360,8 +360,8 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     dense = getattr(program, "final_min", None)
     dense = dense(shard, state) if (dense is not None and nccl_uid is not None and p > 1) else None
     final = program.final_contribution(shard, state) if dense is None else None
-    if dense is not None:  # a replicated result reconciled by minimum: one NCCL reduction onto shard 0
-        transport.reduce_min(dense, root=0)
+    if dense is not None:  # reconciled by minimum: one NCCL reduction (onto shard 0 for a replicated result)
+        transport.reduce_min(dense, root=0 if program.replicated_result else None)
     elif final is not None:
         if program.replicated_result:  # only shard 0's result is read: gather there
             everyone = gather(final) if p > 1 else [final]

@@ -50,6 +50,14 @@ def _timed(name, G, src, repeat, sync):
     return statistics.median(times[1:]), r
 
 
+def _to_pandas_s(r, repeat):
+    """The time of ``r.to_pandas()``, the first call on a fresh result (every column to one pandas
+    frame on this process; a Result keeps the columns it fetched, so only the first call moves them)."""
+    t = time.perf_counter()
+    r.to_pandas()
+    return time.perf_counter() - t
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -77,7 +85,8 @@ def main():
         for name in algos:
             one_s, r = _timed(name, G, src, args.repeat, sync)
             one[name] = (one_s, {c: to_numpy(r.raw(c)) for c in r.columns},
-                         [{k: v for k, v in s.items() if not isinstance(v, (list, dict))} for s in r.stats_records])
+                         [{k: v for k, v in s.items() if not isinstance(v, (list, dict))} for s in r.stats_records],
+                         _to_pandas_s(r, args.repeat))
             del r
             cp.get_default_memory_pool().free_all_blocks()
         arcs = G.num_arcs
@@ -89,8 +98,9 @@ def main():
         print(f"rmat{args.scale}{' weighted' if weighted else ''}: {arcs:,} arcs; "
               f"{args.partitions}-GPU build {time.perf_counter() - t:.2f} s", flush=True)
         for name in algos:
-            one_s, ref, one_steps = one[name]
+            one_s, ref, one_steps, one_pd = one[name]
             many_s, many = _timed(name, PG, src, args.repeat, sync)
+            many_pd = _to_pandas_s(many, args.repeat)
             exact = name in ("bfs", "wcc", "cdlp", "sssp")
             same = all(np.array_equal(ref[c], to_numpy(many.raw(c))) if exact else
                        np.allclose(ref[c], to_numpy(many.raw(c)), rtol=1e-9, atol=1e-12) for c in ref)
@@ -100,12 +110,15 @@ def main():
             fig = {"algorithm": name, "scale": args.scale, "partitions": args.partitions, "one_gpu_ms": one_s * 1e3,
                    "many_gpu_ms": many_s * 1e3, "speedup": one_s / many_s, "same": bool(same),
                    "phases_ms": {k: v * 1e3 for k, v in many.phases.items()}, "one_gpu_steps": one_steps,
+                   "to_pandas_one_gpu_s": one_pd, "to_pandas_many_gpu_s": many_pd,
                    "profile_steps": [{k: v for k, v in s.items() if not isinstance(v, (list, dict))}
                                      for s in prof.stats_records]}
             figures.append(fig)
             print(f"\n{name}: 1 GPU {fig['one_gpu_ms']:.2f} ms, {args.partitions} GPUs {fig['many_gpu_ms']:.2f} ms, "
                   f"speed-up {fig['speedup']:.2f}x, same answers: {same}", flush=True)
             print("  phases (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in fig["phases_ms"].items()))
+            print(f"  to_pandas(): 1 GPU {one_pd:.3f} s, {args.partitions} GPUs {many_pd:.3f} s "
+                  f"({many_pd / one_pd:.2f}x the 1-GPU time)")
             for s in fig["profile_steps"]:
                 parts = [f"{k}={s[k] * 1e3:.3f}" for k in ("time_s", "kernel_s", "exchange_s", "receive_s") if k in s]
                 extra = [f"{k}={s[k]}" for k in ("direction", "frontier", "hooks", "bytes_exchanged") if k in s]
