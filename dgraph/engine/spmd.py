@@ -170,14 +170,14 @@ async def _run_here(worker, key, *, program, shard_key, schedule, placement, run
         return {"status": "error", "type": "ExecutorError",
                 "message": f"partition {part} is not held by worker {worker.address} (its shard moved or was "
                            f"released); partition the graph again"}
+    from distributed.metrics import time as dask_time  # noqa: PLC0415
+
+    from .dashboard import log_shard  # noqa: PLC0415
+
     loop = asyncio.get_running_loop()
     done = loop.create_future()
 
     def work():
-        from distributed.metrics import time as dask_time  # noqa: PLC0415
-
-        from .dashboard import log_shard  # noqa: PLC0415
-
         started = dask_time()
         try:
             out = _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid,
