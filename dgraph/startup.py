@@ -44,6 +44,13 @@ def timed():
             _local.total = seconds() + (time.perf_counter() - t0)
 
 
+def charge(spent):
+    """Count ``spent`` seconds of start-up that this thread waited for elsewhere as its own (the
+    ``tasks`` executor's client: the start-up its workers reported), so that :func:`seconds` and the
+    run's ``startup_s`` phase include it."""
+    _local.total = seconds() + max(0.0, spent)
+
+
 class Stopwatch:
     """Wall time less start-up, for a program that times its own supersteps: ``lap()`` is the
     seconds since the last lap (or since it was made) without the start-up spent in between."""

@@ -11,6 +11,7 @@ import pytest
 import dgraph
 from dgraph.bench.algorithms import (ALGORITHMS, NOT_INSTALLED, bc_sources, bench_algorithm,
                                      format_algorithm_report, scipy_pagerank, scipy_triangle_total)
+from dgraph.bench.report import rate
 from dgraph.cli import main
 
 
@@ -34,6 +35,7 @@ def _check_common(fig, G, algorithm):
     assert fig["vertices"] == G.num_vertices and fig["edges"] == G.num_edges
     assert fig["time_ms"] > 0 and fig["time_ms_min"] <= fig["time_ms"]
     assert fig["mteps"] > 0 and fig["rate_edges"] > 0
+    assert float(rate(fig["mteps"])) > 0  # as printed: never 0.000 for a slow run (issue 25, item 8)
     assert fig["supersteps"] >= 1
     assert fig["peak_run_bytes"] is not None and fig["peak_run_bytes"] > 0
     assert fig["graph_bytes"] > 0
@@ -325,3 +327,8 @@ def test_values_note_non_finite():
     both = _values_note([nan, 2.0, inf], [nan, 2.0, inf], "BC values")
     assert both.startswith("same BC values") and "2 values NaN or inf in both" in both
     assert "DIFFER: NaN or inf at 1 vertices" in _values_note([nan, 2.0], [1.0, 2.0], "BC values")
+
+
+def test_rates_print_as_significant_digits():
+    assert [rate(x) for x in (1234.56, 12.34, 5.678, 0.000652, 6.5e-5)] == \
+        ["1234.6", "12.3", "5.68", "0.000652", "6.5e-05"]

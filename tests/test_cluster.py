@@ -113,11 +113,18 @@ def test_import_does_not_import_distributed():
 # ----------------------------------------------------------------- errors
 
 
-def test_unanswered_address_is_a_quick_cluster_error():
-    t0 = time.perf_counter()
+def test_unanswered_address_is_a_quick_cluster_error(monkeypatch):
+    given = []
+    real = distributed.Client
+
+    def client(*args, **kw):  # Dask gives up after the timeout it is given (not its 30 s default)
+        given.append(kw.get("timeout"))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(distributed, "Client", client)
     with pytest.raises(ClusterError) as info:
         cluster.connect("tcp://127.0.0.1:1", timeout=2)
-    assert time.perf_counter() - t0 < 10
+    assert given == [2]  # the user's, not a wall-clock bound: a loaded box may take longer to say it
     msg = str(info.value)
     assert "tcp://127.0.0.1:1" in msg and "2 s" in msg and "dask scheduler" in msg
     assert info.value.__cause__ is None and info.value.__suppress_context__
@@ -228,7 +235,7 @@ def test_scheduler_and_worker_started_by_hand(spawn):
                       str(port), "--no-dashboard")
 
     # the scheduler alone: once it answers, connect() says that no worker joined
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # only stops a hang: a scheduler starts in seconds, later on a busy box
     while True:
         with pytest.raises(ClusterError) as info:
             cluster.connect(address, timeout=1)
@@ -242,7 +249,7 @@ def test_scheduler_and_worker_started_by_hand(spawn):
     client = connect_when_ready(f"127.0.0.1:{port}", timeout=120)  # "host:port" form; waits for the worker
     assert client.scheduler.address == address
     assert cluster.current_client() is client
-    assert client.submit(os.getpid, pure=False).result(timeout=10) == worker.pid
+    assert client.submit(os.getpid, pure=False).result(timeout=120) == worker.pid
     (device,) = cluster.worker_devices(client)
     assert device.pid == worker.pid
 

@@ -130,12 +130,16 @@ def test_spmd_phases_add_up_and_leave_nothing_on_the_workers(client):
     ph = r.phases
     assert set(ph) == {"startup_s", "submit_s", "init_s", "loop_s", "final_s", "launch_s"}
     assert all(v >= 0 for v in ph.values()), ph  # launch_s too: no remainder of other workers' phases
-    assert ph["loop_s"] >= 0.9 * sum(r.stats["time_s"])  # the slowest worker's loop holds every superstep
-    assert sum(v for k, v in ph.items() if k != "startup_s") <= r.run_time * 1.01 + 1e-3
+    assert ph["loop_s"] + 1e-9 >= sum(r.stats["time_s"])  # shard 0's loop holds its supersteps (worst: a loop's)
     assert len(r.depth) == G.num_vertices  # the results were picked up ...
     left = client.run(lambda dask_worker: len(getattr(dask_worker, "_dgraph_results", {})))
     assert set(left.values()) == {0}, left  # ... and nothing stays stashed on a worker
     assert set(dgraph.bfs(G, 0).phases) == {"startup_s"}  # the local executor: start-up alone
+    # one worker: its phases and the launch remainder add up to the run time at most, by construction
+    # (with several, each phase is its worst worker's, and those need not add up; no slack for load)
+    one = dgraph.bfs(G.partition(1, client=client), 0, executor="spmd")
+    assert sum(v for k, v in one.phases.items() if k != "startup_s") <= one.run_time + 1e-9
+    np.testing.assert_array_equal(one.depth, r.depth)
 
 
 def test_bench_bfs_spmd_prints_the_phases(client):

@@ -63,7 +63,7 @@ from ..backend import array_module, to_numpy
 from ..progress import note, tick
 from .bfs import _gunrock_key, pick_source
 from .memory import graph_bytes, peak_memory
-from .report import _bytes
+from .report import _bytes, rate
 
 ALGORITHMS = ("sssp", "pagerank", "wcc", "cdlp", "triangle_count", "lcc", "bc")
 DEFAULT_ITERATIONS = {"pagerank": 20, "cdlp": 10}
@@ -918,7 +918,7 @@ def format_algorithm_report(fig: dict) -> str:
         head,
         f"  time        {fig['time_ms']:10.3f} ms   (median of {fig['repeat']}, min {fig['time_ms_min']:.3f} ms, "
         f"warm-up excluded; the whole call, engine {fig['engine_ms']:.3f} ms)",
-        f"  MTEPS       {fig['mteps']:10.{1 if fig['mteps'] >= 10 else 3}f}      ({fig['rate_note']})",
+        f"  MTEPS       {rate(fig['mteps']):>10}      ({fig['rate_note']})",
     ]
     what = ""
     if algo == "sssp":

@@ -15,12 +15,18 @@ def _bytes(b):
 BUDGET_PER_ARC, BUDGET_PER_VERTEX = 12, 16
 
 
+def rate(x) -> str:
+    """A rate for the reports: one decimal from 10 up, else three significant digits, so that a
+    slow run on a small graph (a busy machine) never reads as 0.000."""
+    return f"{x:.1f}" if x >= 10 or x != x else f"{x:.3g}"
+
+
 def format_report(fig: dict) -> str:
     lines = [
         f"bfs on {fig['graph']}: {fig['vertices']:,} vertices, {fig['edges']:,} edges, "
         f"backend {fig['backend']}, source {fig['source']}, direction {fig['direction']}",
         f"  time        {fig['time_ms']:10.3f} ms   (median of {fig['repeat']}, min {fig['time_ms_min']:.3f} ms, warm-up excluded)",
-        f"  MTEPS       {fig['mteps']:10.1f}      ({fig['traversed_edges']:,} edges traversed)",
+        f"  MTEPS       {rate(fig['mteps']):>10}      ({fig['traversed_edges']:,} edges traversed)",
         f"  supersteps  {fig['supersteps']:10d}      ({fig['directions']}; {fig['per_superstep_ms']:.3f} ms each)",
     ]
     if fig.get("peak_run_bytes") is not None:

@@ -125,7 +125,8 @@ def _run(make_program, G, backend, executor, exchange, fanout, transport, on_ste
                       partitions=G.num_parts)
         if records and "transport" in records[0]:
             params["transport"] = records[0]["transport"]
-    # start-up inside the run: this thread's (local), or the slowest worker's (spmd: they start in parallel)
+    # start-up inside the run: this thread's (local; tasks: shard 0's worker's, charged to this thread), or
+    # the slowest worker's (spmd: they start in parallel)
     inside = startup.seconds() - c1
     if phases and "startup_s" in phases:
         inside += phases.pop("startup_s")

@@ -15,9 +15,17 @@ How a run starts (``DGRAPH_SPMD_LAUNCH``):
   A run then costs the supersteps plus about one client-worker round trip,
   instead of the scheduler's task launch and completion messages (some
   10 ms: Dask batches them).  The results stay on the workers until the
-  Result is read.
-- ``task``: one Dask task per shard (visible in the dashboard as
+  Result is read.  Each shard still shows in the dashboard's task stream,
+  as ``bfs-spmd-p0-<run>``, once its loop ends (:mod:`dgraph.engine.dashboard`:
+  one event per shard and run, nothing per superstep).
+- ``task``: one Dask task per shard (in the dashboard as
   ``bfs-spmd-p0-<run>``), results picked up by tasks queued behind them.
+
+With an ``on_step`` callback (a progress bar), shard 0 keeps its superstep
+records in a small buffer on its worker as they end, and the client, while
+it waits, fetches the new ones every ``poll`` s (the ``dgraph_spmd_records``
+handler) and passes each to ``on_step`` once, in order, on its own thread.
+Without one, nothing of that runs: no buffer, no call.
 
 Either way, a failure on one shard, a peer that stops answering
 (``timeout``), or a worker that leaves the cluster cancels the whole run
@@ -46,6 +54,8 @@ from .program import Contribution, StepContext
 
 HANDLER = "dgraph_spmd_put"
 RUN, DROP = "dgraph_spmd_run", "dgraph_spmd_drop"
+#: the cheap handler the client polls while a run goes, for shard 0's new superstep records (on_step)
+RECORDS = "dgraph_spmd_records"
 #: how runs start: 'direct' (client -> worker RPC) or 'task' (a Dask task per shard); see the module docstring
 LAUNCH = os.environ.get("DGRAPH_SPMD_LAUNCH", "direct")
 #: DGRAPH_PROFILE=1: every superstep record splits its time into kernel_s, exchange_s and receive_s (each
@@ -116,9 +126,15 @@ def _install(dask_worker):
     def drop(comm=None, run=None):
         _drop_run(dask_worker, run)
 
+    def records(comm=None, run=None, start=0):
+        from distributed.protocol import to_serialize  # noqa: PLC0415
+
+        return to_serialize(_live(dask_worker).get(run, [])[start:])
+
     dask_worker.handlers[HANDLER] = put
     dask_worker.handlers[RUN] = run
     dask_worker.handlers[DROP] = drop
+    dask_worker.handlers[RECORDS] = records
     return dask_worker.address
 
 
@@ -133,9 +149,19 @@ def _drop_run(dask_worker, run):
     box.drop_run(run)
     for key in [k for k in _results(dask_worker) if k[0] == run]:
         del _results(dask_worker)[key]
+    _live(dask_worker).pop(run, None)
 
 
-async def _run_here(worker, key, *, job, shard_key, placement, run, part, max_supersteps, timeout):
+def _live(worker):
+    """Shard 0's superstep records of the runs going on this worker whose client watches them
+    (``on_step``), by run: the client fetches the new ones through the RECORDS handler."""
+    box = getattr(worker, "_dgraph_live", None)
+    if box is None:
+        box = worker._dgraph_live = {}
+    return box
+
+
+async def _run_here(worker, key, *, job, shard_key, placement, run, part, max_supersteps, timeout, live=False):
     """The direct launch on a worker: the loop in a thread of its own (several shards of one run may
     share this worker and must run at once); -> the reply the client reads.  ``job``: the pickled
     (program, schedule, NCCL id); see :func:`_launch_direct`."""
@@ -147,17 +173,28 @@ async def _run_here(worker, key, *, job, shard_key, placement, run, part, max_su
         return {"status": "error", "type": "ExecutorError",
                 "message": f"partition {part} is not held by worker {worker.address} (its shard moved or was "
                            f"released); partition the graph again"}
+    from distributed.metrics import time as dask_time  # noqa: PLC0415
+
+    from .dashboard import log_shard  # noqa: PLC0415
+
     loop = asyncio.get_running_loop()
     done = loop.create_future()
 
     def work():
+        started = dask_time()
         try:
-            out = _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid)
+            out = _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid,
+                             live)
             reply = {"status": "OK", "records": pickle.dumps(out[0], protocol=5), "phases": out[1]}
         except Cancelled:
             reply = {"status": "cancelled"}
         except Exception as exc:  # noqa: BLE001 - sent back to the client, which raises it as ExecutorError
             reply = {"status": "error", "type": type(exc).__name__, "message": str(exc)}
+        finally:
+            if part == 0:
+                _live(worker).pop(run, None)  # the reply carries every record
+        log_shard(worker, name=program.name, part=part, run=run, start=started, stop=dask_time(),
+                  status=reply["status"], supersteps=len(out[0]) if reply["status"] == "OK" and part == 0 else None)
         loop.call_soon_threadsafe(done.set_result, reply)
 
     _threads().submit(work)
@@ -230,12 +267,17 @@ def _from_wire(d):
     return None if d is None else Contribution(d["arrays"], d["counters"])
 
 
-def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid=None):
+def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid=None, live=False):
     """The task launch: one Dask task per shard runs the loop."""
     from distributed import get_worker, secede  # noqa: PLC0415
 
     secede()  # several shards may share a worker: none may hold its thread slot
-    return _spmd_loop(get_worker(), program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid)
+    try:
+        return _spmd_loop(get_worker(), program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid,
+                          live)
+    finally:
+        if shard.part == 0:
+            _live(get_worker()).pop(run, None)  # the task's value carries every record
 
 
 def send_messages(worker, msgs, run=None):
@@ -263,9 +305,10 @@ def send_messages(worker, msgs, run=None):
         _send_or_cancel(worker, _mailbox(worker), run, send_all())
 
 
-def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid):
+def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid, live=False):
     """One shard's whole BSP loop on its worker; -> (records (shard 0), phases).  The result is left
-    in the worker's stash under (run, part)."""
+    in the worker's stash under (run, part).  With ``live``, shard 0 also puts each record in the
+    run's buffer on its worker as the superstep ends, for the client to fetch (RECORDS)."""
     from ..exchange import bytes_moved  # noqa: PLC0415
 
     box = _mailbox(worker)
@@ -334,6 +377,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     report = program.initial_report(shard, state)
     c_init, t_init = startup_seconds(), time.perf_counter()
     records = []
+    feed = _live(worker).setdefault(run, []) if live and q == 0 else None
     step = 0
     last, c_last = time.perf_counter(), startup_seconds()
     while not program.converged(report, step):
@@ -354,6 +398,8 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
             if t_kernel is not None:  # where the superstep's time went (each phase waited for)
                 records[-1].update(kernel_s=t_kernel - last, exchange_s=t_exchange - t_kernel,
                                    receive_s=profile() - t_exchange)
+            if feed is not None:
+                feed.append(records[-1])
             last = now
         step += 1
     c_loop, t_loop = startup_seconds(), time.perf_counter()
@@ -452,6 +498,9 @@ def _install_handlers(client, placement):
         raise lost
     try:
         client.run(_install, workers=sorted(set(placement)))
+        from .dashboard import register  # noqa: PLC0415
+
+        register(client)  # direct runs in the dashboard's task stream
     except Exception as exc:
         if not faults.connection_error(exc):
             raise
@@ -477,7 +526,8 @@ def _run_spmd(program, PG, schedule, *, on_step, max_supersteps, timeout, poll, 
     if launch not in ("direct", "task"):
         raise ExecutorError(f"DGRAPH_SPMD_LAUNCH={launch!r}: expected 'direct' or 'task'")
     go = _launch_direct if launch == "direct" else _launch_tasks
-    fetch, summaries, t_submit = go(client, PG, parts, poll, *args)
+    feed = _Feed(client, placement[0], run, on_step, transport) if on_step is not None else None
+    fetch, summaries, t_submit = go(client, PG, parts, poll, *args, feed=feed)
     records, phases = summaries[0]
     t_done = time.perf_counter()
     worst = {k: max(s[1][k] for s in summaries) for k in phases}
@@ -488,10 +538,63 @@ def _run_spmd(program, PG, schedule, *, on_step, max_supersteps, timeout, poll, 
     timing = {"launch_s": max(0.0, (t_done - t_submit) - busiest), "submit_s": t_submit - t_begin, **worst}
     for record in records:
         record["transport"] = transport
-    if on_step is not None:
-        for record in records:
-            on_step(record)
+    if feed is not None:
+        feed.finish(records)  # those not passed on while the run went
     return fetch, records, timing  # results stay on the workers until the Result is read
+
+
+class _Feed:
+    """Shard 0's superstep records passed to ``on_step`` while the run goes, each once, in order.
+
+    Only when ``on_step`` is set: shard 0 then keeps its records in a buffer on its worker (no
+    message per superstep), and the client, while it waits for the run, fetches the new ones every
+    ``poll`` s through the RECORDS handler (one small call to one worker); what is left when the
+    run ends comes from its final reply.  ``on_step`` runs on the thread that started the run."""
+
+    #: seconds a fetch may take before it is skipped (a dead worker's connection retries for 30 s)
+    FETCH_S = 2.0
+
+    def __init__(self, client, address, run, on_step, transport):
+        self.client, self.address, self.run, self.on_step, self.transport = client, address, run, on_step, transport
+        self.seen = 0
+
+    def fetch(self):
+        """Pass on the records shard 0 finished since the last fetch; none when its worker does not
+        answer (the run's own wait notices a lost worker)."""
+        async def new_records():
+            call = self.client.rpc(self.address).dgraph_spmd_records(run=self.run, start=self.seen)
+            return await asyncio.wait_for(call, self.FETCH_S)
+
+        try:
+            new = self.client.sync(new_records)
+        except Exception:  # noqa: BLE001 - progress only: the run decides what failed
+            return
+        self._pass(new)
+
+    def finish(self, records):
+        self._pass(records[self.seen:])
+
+    def _pass(self, new):
+        for record in new:
+            record["transport"] = self.transport
+            self.seen += 1
+            self.on_step(record)
+
+    def wait(self, coro, poll):
+        """``coro`` run on the client's event loop to its end (-> its value), fetching the new
+        records every ``poll`` s meanwhile; it is cancelled if this thread stops (on_step raised)."""
+        import concurrent.futures  # noqa: PLC0415
+
+        fut = asyncio.run_coroutine_threadsafe(coro, self.client.loop.asyncio_loop)
+        try:
+            while True:
+                try:
+                    return fut.result(timeout=poll)
+                except concurrent.futures.TimeoutError:
+                    self.fetch()
+        except BaseException:
+            fut.cancel()
+            raise
 
 
 def _lost_worker(client, placement, settle_s=0.0, cause=None):
@@ -521,7 +624,8 @@ def _drop_everywhere(client, run):
 
 # -- direct launch: client -> worker RPC ------------------------------------------------------
 
-def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid):
+def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid,
+                   feed=None):
     import pickle  # noqa: PLC0415
 
     if not all(f.status == "finished" for f in PG.shards):
@@ -530,7 +634,8 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
     # one pickled blob, not three to_serialize objects: Dask's serializer dispatch per object cost
     # 0.8 ms of a 2 ms launch (2-core box, docs/bench-scripts/spmd-launch.py)
     job = pickle.dumps((program, schedule, uid), protocol=5)
-    common = dict(job=job, placement=placement, run=run, max_supersteps=max_supersteps, timeout=timeout)
+    common = dict(job=job, placement=placement, run=run, max_supersteps=max_supersteps, timeout=timeout,
+                  live=feed is not None)
 
     async def call(q):
         return await client.rpc(placement[q]).dgraph_spmd_run(shard_key=PG.shards[q].key, part=q, **common)
@@ -573,7 +678,14 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
         return [_outcome(t) for t in tasks], lost, first
 
     t_submit = time.perf_counter()
-    replies, seen_lost, first = client.sync(all_parts)
+    if feed is None:
+        replies, seen_lost, first = client.sync(all_parts)
+    else:
+        try:
+            replies, seen_lost, first = feed.wait(all_parts(), poll)
+        except BaseException:  # on_step raised (or the user interrupted): stop the run everywhere
+            _drop_everywhere(client, run)
+            raise
     failed = [(q, r) for q, r in enumerate(replies) if not isinstance(r, dict) or r.get("status") != "OK"]
     failed.sort(key=lambda f: f[0] != first)  # the part that failed first-hand: the others stopped for it
     if failed or seen_lost:
@@ -663,12 +775,14 @@ def _forget(client, addresses, run):
 
 # -- task launch: a Dask task per shard --------------------------------------------------------
 
-def _launch_tasks(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid):
+def _launch_tasks(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid,
+                  feed=None):
     from distributed import wait  # noqa: PLC0415
 
     p = PG.num_parts
     futures = [client.submit(_spmd_main, program, PG.shards[q], schedule, placement, run, max_supersteps,
-                             timeout, uid, key=f"{program.name}-spmd-p{q}-{run}", workers=[placement[q]],
+                             timeout, uid, feed is not None, key=f"{program.name}-spmd-p{q}-{run}",
+                             workers=[placement[q]],
                              allow_other_workers=False, pure=False, retries=0)
                for q in range(p)]
     # submitted now, so each runs on its worker as soon as its main task ends (no extra round trip)
@@ -687,6 +801,8 @@ def _launch_tasks(client, PG, parts, poll, program, schedule, placement, run, ma
                 except Exception:  # noqa: BLE001 - a timeout, or futures cancelled: examined below
                     pass
             pending = [f for f in futures if not f.done()]
+            if feed is not None and pending:
+                feed.fetch()
             failed = [f for f in futures if f.status in ("error", "cancelled", "lost")]
             if failed or (pending and time.monotonic() - checked > 1.0):
                 checked = time.monotonic()

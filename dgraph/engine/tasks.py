@@ -38,6 +38,7 @@ import time
 import uuid
 from collections import deque
 
+from .. import startup
 from ..errors import WorkerLostError
 from .faults import gather_or_lost, run_quietly, wait_or_lost
 from .program import StepContext
@@ -55,9 +56,12 @@ def _states():
 
 def _init(program, shard, token):
     """Keep the shard's state on its worker; -> the report before superstep 0 (no contribution yet)."""
+    c0 = startup.seconds()
+    if shard.backend == "numpy" and shard.n:
+        startup.import_timed("dgraph.backend.cpu_kernels")  # numba, once a worker process: start-up
     state = program.init(shard)
     _states()[token, shard.part] = state
-    return {"report": program.initial_report(shard, state), "parts": None}
+    return {"report": program.initial_report(shard, state), "parts": None, "startup_s": startup.seconds() - c0}
 
 
 def _step(program, shard, token, step, p, schedule, receive_only, mine, *received):
@@ -69,6 +73,9 @@ def _step(program, shard, token, step, p, schedule, receive_only, mine, *receive
     report = mine["report"]
     if mine["parts"] is None and step > 0:  # converged before: nothing to do (the state may be gone)
         return {"report": dict(report, _skipped=True), "parts": None}
+    # start-up (numba import, kernels loaded or compiled) in this task and the one before, taken out of
+    # the superstep it happened in by the client (shard 0's: every worker starts up alike, at once)
+    spent = mine.get("startup_s", 0.0) - startup.seconds()
     state = _states()[token, shard.part]
     if mine["parts"] is not None:  # superstep step-1 ran: merge every shard's contribution
         held = _merge(mine, *received)
@@ -78,9 +85,11 @@ def _step(program, shard, token, step, p, schedule, receive_only, mine, *receive
         report = program.receive(shard, state, contributions, StepContext(step - 1, report, p))
         report["bytes_exchanged"] = bytes_moved(schedule, [c.nbytes() for c in contributions])
         report["_finished_at"] = time.time()
+        report["_startup_s"], spent = spent + startup.seconds(), -startup.seconds()
     if receive_only or program.converged(report, step):
         return {"report": report, "parts": None}
-    return {"report": report, "parts": {shard.part: program.superstep(shard, state, StepContext(step, report, p))}}
+    parts = {shard.part: program.superstep(shard, state, StepContext(step, report, p))}
+    return {"report": report, "parts": parts, "startup_s": spent + startup.seconds()}
 
 
 def _select(held, origins):
@@ -212,8 +221,9 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
 
         def record(superstep, rep):
             nonlocal last_finish
-            finished = rep.pop("_finished_at")
-            rec = {"superstep": superstep, **rep, "time_s": finished - last_finish}
+            finished, spent = rep.pop("_finished_at"), rep.pop("_startup_s", 0.0)
+            startup.charge(spent)  # a phase of its own (engine/run.py), not run time
+            rec = {"superstep": superstep, **rep, "time_s": finished - last_finish - spent}
             last_finish = finished
             records.append(rec)
             if on_step is not None:
