@@ -18,7 +18,8 @@ from ..backend import to_numpy
 
 
 class RemoteColumns:
-    def __init__(self, client, futures, *, replicated, plan, workers, ids, vertex_columns=(), on_lost=None):
+    def __init__(self, client, futures, *, replicated, plan, workers, ids, vertex_columns=(), on_lost=None,
+                 backend=None):
         """``futures()`` -> futures of each part's ``{column: array}`` (part 0 alone when ``replicated``);
         ``on_lost()`` is called when a worker holding one is gone (the graph then rebuilds its shards)."""
         self.client = client
@@ -31,6 +32,7 @@ class RemoteColumns:
         self.workers = workers
         self.ids = ids
         self.vertex_columns = tuple(vertex_columns)
+        self.backend = backend  # 'cupy': fetch() tries CUDA IPC first (engine/ipc.py)
 
     def futures(self):
         if self._futures is None:
@@ -46,13 +48,16 @@ class RemoteColumns:
     def fetch(self):
         """The columns on the client, in internal vertex order (the futures are let go after)."""
         from ..errors import WorkerLostError  # noqa: PLC0415
+        from . import ipc  # noqa: PLC0415
         from .faults import gather_or_lost, wait_or_lost  # noqa: PLC0415
 
         futures = self.futures()
         where = self.workers[:len(futures)]
         try:
             wait_or_lost(self.client, futures, where, "the reading of a result")
-            got = gather_or_lost(self.client, futures, where, "the reading of a result")
+            got = ipc.fetch(self.client, futures, where) if self.backend == "cupy" else None
+            if got is None:
+                got = gather_or_lost(self.client, futures, where, "the reading of a result")
         except WorkerLostError:
             if self.on_lost is not None:
                 self.on_lost()
@@ -91,13 +96,17 @@ class RemoteColumns:
 
 
 def assemble(plan, results):
-    """Per-shard owned columns -> global columns in vertex order."""
+    """Per-shard owned columns -> global columns in vertex order, on the backend the parts are on
+    (CuPy parts: the client's GPU, as ``Result.raw`` promises)."""
+    from ..backend import array_module  # noqa: PLC0415
+
     out = {}
     for name in results[0]:
-        first = to_numpy(results[0][name])
-        col = np.empty(plan.num_vertices, dtype=first.dtype)
+        xp = array_module(*[res[name] for res in results])
+        col = xp.empty(plan.num_vertices, dtype=results[0][name].dtype)
         for q, res in enumerate(results):
-            col[plan.vertices_of(q)] = to_numpy(res[name])
+            at = plan.vertices_of(q)
+            col[at if isinstance(at, slice) else xp.asarray(at)] = xp.asarray(res[name])
         out[name] = col
     return out
 
