@@ -283,7 +283,13 @@ class SSSP(Program):
             return self._cpu_receive(st, contributions[0])
         if st.gpu and shard.whole:
             return self._gpu_receive(shard, st, contributions[0])
-        if len(contributions) == 1:
+        if st.gpu and len(contributions) > 1:  # merged on the GPU into the state the relaxation left
+            from ..backend import gpu_sssp  # noqa: PLC0415
+
+            others = [tuple(to_backend(c.arrays[k], xp) for k in ("v", "d", "h"))
+                      for i, c in enumerate(contributions) if i != shard.part]
+            changed = gpu_sssp.merge(others, st.dist, st.hops, st.scratch).copy()
+        elif len(contributions) == 1:
             c = contributions[0]
             v = c.arrays["v"]
             st.dist[v] = c.arrays["d"]  # unique, and each beats the (distance, hops) it was relaxed against
