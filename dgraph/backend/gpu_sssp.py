@@ -39,8 +39,7 @@ smallest such ``u`` wins by ``atomicMin``: the rule of the CPU kernel.
 
 from __future__ import annotations
 
-import os
-
+from ..config import config
 from .gpu_kernels import BLOCK, COMMON, _suffix, block_starts, block_starts_queued, function, multiprocessors
 
 #: the device functions (also compiled into :mod:`gpu_sssp_steps`' cooperative kernel)
@@ -310,11 +309,11 @@ def kernel(name):
 
 
 def skip_stale():
-    """True unless ``DGRAPH_SSSP_SKIP_STALE=0``: one whole shard's relaxation skips the frontier
+    """``dgraph.config.sssp_skip_stale`` (default True): one whole shard's relaxation skips the frontier
     vertices whose distance already dropped in the same superstep (they relax the new one next).
     The answers are the same; the per-superstep records then depend on the order the GPU ran the
     edges in, so the tests that compare records with numpy turn it off."""
-    return os.environ.get("DGRAPH_SSSP_SKIP_STALE", "1") != "0"
+    return config.sssp_skip_stale
 
 
 class Scratch:
