@@ -24,7 +24,7 @@ would let a later level lower the parent of a vertex found earlier.
 from __future__ import annotations
 
 from ..config import config
-from .gpu_kernels import BLOCK, COMMON, cooperative_grid, function
+from ..cuda import BLOCK, COMMON, cooperative_grid, function
 
 _SOURCE = "#include <cooperative_groups.h>\n" + COMMON + r"""
 namespace cg = cooperative_groups;
@@ -150,7 +150,7 @@ def blocks_per_sm():
 
 
 def kernel(name):
-    """A kernel of this module (:func:`gpu_kernels.function`)."""
+    """A kernel of this module (:func:`dgraph.cuda.function`)."""
     return function(_SOURCE, name, cooperative=True)
 
 

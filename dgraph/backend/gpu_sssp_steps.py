@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import config
-from .gpu_kernels import BLOCK, _suffix, compiled, cooperative_grid, function
+from ..cuda import BLOCK, compiled, cooperative_grid, dtype_suffix, function
 from .gpu_sssp import DEVICE
 
 _SOURCE = "#include <cooperative_groups.h>\n" + DEVICE + r"""
@@ -251,7 +251,7 @@ def module():
 
 
 def kernel(name):
-    """A kernel of this module (:func:`gpu_kernels.function`)."""
+    """A kernel of this module (:func:`dgraph.cuda.function`)."""
     return function(_SOURCE, name, "--fmad=false", cooperative=True)
 
 
@@ -305,7 +305,7 @@ def run(indptr, indices, w, dist, hops, pending, frontier, pile, bound, delta, m
     if len(pile) > bufs.pile_cap - n:
         return None
     limit = config.sssp_steps_edge_limit if edge_limit is None else edge_limit
-    kern = kernel("sssp_steps_" + _suffix(indices.dtype))
+    kern = kernel("sssp_steps_" + dtype_suffix(indices.dtype))
     grid = cooperative_grid(kern, blocks_per_sm())
     if bufs.tile_sums is None:
         bufs.tile_sums = cp.zeros(grid, dtype=cp.int64)

@@ -487,7 +487,7 @@ class CudaStep:
         self._kernels = {}
 
     def kernel(self, on_device, L_dtype, deg_dtype):
-        from ..backend.gpu_kernels import compiled  # noqa: PLC0415
+        from ..cuda import compiled  # noqa: PLC0415
 
         key = (on_device, str(L_dtype), str(deg_dtype))
         if key not in self._kernels:
@@ -496,7 +496,7 @@ class CudaStep:
 
     def source(self, on_device, L_dtype, deg_dtype):
         """The CUDA source for aggregates at ``on_device`` (per aggregate: a device value or not)."""
-        from ..backend.gpu_kernels import COMMON  # noqa: PLC0415
+        from ..cuda import COMMON  # noqa: PLC0415
         from .kernels import _CTYPES  # noqa: PLC0415
 
         ct = _C.CTYPE
