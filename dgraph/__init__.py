@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 
+from .config import config
 from .errors import (BackendError, DGraphError, EMVError, ExecutorError, FileFormatError, GraphTooLargeError, InputError,
                      MissingFileError, OutputExistsError, PipelineError, VertexNotFoundError, WorkerLostError)
 from .graph import Graph, from_edges
@@ -60,7 +61,7 @@ _LAZY = {
     "show_versions": ("dgraph.system", "show_versions"),
 }
 
-__all__ = ["DGraphError", "EMVError", "InputError", "FileFormatError", "MissingFileError", "OutputExistsError",
+__all__ = ["config", "DGraphError", "EMVError", "InputError", "FileFormatError", "MissingFileError", "OutputExistsError",
            "VertexNotFoundError", "PipelineError", "BackendError", "GraphTooLargeError", "ExecutorError", "WorkerLostError", "Graph", "from_edges",
            *_LAZY]
 

@@ -1,4 +1,4 @@
-"""What dgraph found on this machine: versions, threads, GPUs, NCCL/UCX, the cluster, the knobs.
+"""What dgraph found on this machine: versions, threads, GPUs, NCCL/UCX, the cluster, the settings.
 
 :func:`show_versions` prints it (``dgraph info --system`` on the command line); paste it into
 every bug report.  :func:`system_info` returns the same as a dict.  Nothing here starts a cluster
@@ -19,12 +19,9 @@ REQUIRED = ("numpy", "scipy", "numba", "pandas", "pyarrow", "networkx", "yaml", 
             "distributed", "tqdm")
 OPTIONAL = ("cupy", "dask_cuda", "distributed_ucxx", "ucxx", "pymetis", "bokeh", "igraph", "networkit", "cudf")
 
-#: environment variables dgraph (or its GPU and cluster stack) reads: the active configuration
-KNOBS = ("DGRAPH_LEVELS", "DGRAPH_LEVELS_BLOCKS_PER_SM", "DGRAPH_LEVELS_DEG_LIMIT", "DGRAPH_LEVELS_MF_LIMIT",
-         "DGRAPH_SSSP_STEPS", "DGRAPH_SSSP_STEPS_EDGE_LIMIT", "DGRAPH_SSSP_BLOCKS_PER_SM", "DGRAPH_SSSP_SKIP_STALE",
-         "DGRAPH_PROFILE", "DGRAPH_SPMD_LAUNCH", "DGRAPH_EMV_FUSE", "DGRAPH_EMV_CACHE", "NUMBA_NUM_THREADS",
-         "NUMBA_CACHE_DIR", "NUMBA_THREADING_LAYER", "CUDA_VISIBLE_DEVICES", "NCCL_NVLS_ENABLE", "NCCL_DEBUG",
-         "UCX_TLS", "DASK_SCHEDULER_ADDRESS")
+#: environment variables dgraph's GPU and cluster stack reads (dgraph's own settings: :mod:`dgraph.config`)
+KNOBS = ("NUMBA_NUM_THREADS", "NUMBA_CACHE_DIR", "NUMBA_THREADING_LAYER", "CUDA_VISIBLE_DEVICES", "NCCL_NVLS_ENABLE",
+         "NCCL_DEBUG", "UCX_TLS", "DASK_SCHEDULER_ADDRESS")
 
 _PIP_NAMES = {"yaml": "pyyaml", "dask_cuda": "dask-cuda", "distributed_ucxx": "distributed-ucxx"}
 
@@ -197,8 +194,19 @@ def system_info(client=None) -> dict:
         "gpus": _gpus(),
         "communication": _nccl_ucx(),
         "cluster": _cluster(client),
-        "configuration": {k: os.environ[k] for k in KNOBS if k in os.environ} or "all defaults (no knob is set)",
+        "configuration": _configuration(),
+        "environment": {k: os.environ[k] for k in KNOBS if k in os.environ} or "none set",
     }
+
+
+def _configuration():
+    """Every :mod:`dgraph.config` option in effect; a changed one with its default."""
+    from .config import config  # noqa: PLC0415
+
+    out = {}
+    for name, value, default, _env, _doc in config.describe():
+        out[name] = repr(value) if value == default else f"{value!r} (default {default!r})"
+    return out
 
 
 def format_system_info(info) -> str:
@@ -221,7 +229,8 @@ def format_system_info(info) -> str:
 def show_versions(client=None, file=None):
     """Print what dgraph found: dgraph and dependency versions, numba's threads and kernel cache,
     CuPy and the GPUs it sees (memory, peer access, ``nvidia-smi topo -m``), NCCL and UCX, the
-    cluster it would connect to, and the knobs set.  Paste it into every bug report.
+    cluster it would connect to, every ``dgraph.config`` option in effect, and the stack's
+    environment variables set.  Paste it into every bug report.
 
     ``client``: describe that cluster (default: the current one, if any).  Also ``dgraph info --system``.
 

@@ -1,7 +1,7 @@
 """EMV on one whole CuPy shard with the device path (dgraph/emv/device.py): the fused CUDA VERTEX
 kernel, the atomic push from the queued heads, the row-sum send and the batched fixed-iteration run.
-Each gives the vectorized CuPy path's bits (``DGRAPH_EMV_FUSE=0``) and the built-ins' answers, on
-the corpus' odd and random graphs; ``FUSE_MIN = 0`` so the kernels run on small graphs, and
+Each gives the vectorized CuPy path's bits (``dgraph.config.emv_fuse = False``) and the built-ins'
+answers, on the corpus' odd and random graphs; ``FUSE_MIN = 0`` so the kernels run on small graphs, and
 ``SPARSE_SHARE`` is raised so queue-mode sends take the push."""
 
 import numpy as np
@@ -28,7 +28,7 @@ def _needs_gpu():
 @pytest.fixture
 def fused(monkeypatch):
     monkeypatch.setattr(fuse, "FUSE_MIN", 0)
-    monkeypatch.delenv("DGRAPH_EMV_FUSE", raising=False)
+    monkeypatch.setattr(dgraph.config, "emv_fuse", True)
 
 
 def _cuda_used(prog):
@@ -41,12 +41,12 @@ def _messages(r):
 
 
 def _plain(monkeypatch, make, run):
-    monkeypatch.setenv("DGRAPH_EMV_FUSE", "0")
+    monkeypatch.setattr(dgraph.config, "emv_fuse", False)
     try:
         prog = make()
         return run(prog)
     finally:
-        monkeypatch.delenv("DGRAPH_EMV_FUSE")
+        monkeypatch.setattr(dgraph.config, "emv_fuse", True)
 
 
 @pytest.mark.parametrize("share", [1 / 16, 2.0], ids=["auto", "push"])
@@ -240,9 +240,9 @@ def test_compiled_matching_same_as_vectorized(fused, monkeypatch):
     for seed in range(6):
         G = dgraph.from_edges(rng.integers(0, 40, 150), 40 + rng.integers(0, 30, 150), num_vertices=70)
         got = to_numpy(dgraph.maximal_matching(G.to("cupy"), seed=seed).mate)
-        monkeypatch.setenv("DGRAPH_EMV_FUSE", "0")
+        monkeypatch.setattr(dgraph.config, "emv_fuse", False)
         want = to_numpy(dgraph.maximal_matching(G.to("cupy"), seed=seed).mate)
-        monkeypatch.delenv("DGRAPH_EMV_FUSE")
+        monkeypatch.setattr(dgraph.config, "emv_fuse", True)
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(got, dgraph.maximal_matching(G, seed=seed).mate)
 

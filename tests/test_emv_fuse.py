@@ -2,8 +2,8 @@
 active-head test, the early-exit bound): the same answers as the built-ins and as the vectorized
 path, on the odd and random graphs of the corpus, with 1-4 partitions and 1-3 hops of replicas.
 
-``FUSE_MIN`` is set to 0 so the fused loop runs on these small graphs; ``DGRAPH_EMV_FUSE=0`` gives
-the vectorized path to compare with."""
+``FUSE_MIN`` is set to 0 so the fused loop runs on these small graphs;
+``dgraph.config.emv_fuse = False`` gives the vectorized path to compare with."""
 
 import numpy as np
 import pytest
@@ -20,7 +20,7 @@ CASES = list(corpus(30, seed=17))
 @pytest.fixture
 def fused(monkeypatch):
     monkeypatch.setattr(fuse, "FUSE_MIN", 0)
-    monkeypatch.delenv("DGRAPH_EMV_FUSE", raising=False)
+    monkeypatch.setattr(dgraph.config, "emv_fuse", True)
 
 
 
@@ -73,10 +73,10 @@ def test_fused_pagerank_same_bits_as_vectorized_and_builtin(fused, monkeypatch):
             prog = ex.pagerank_program.__wrapped__(iterations=20)
             r = prog.run(T, init={"rank": 1.0 / n if n else 0.0})
             used += _used(prog)
-            monkeypatch.setenv("DGRAPH_EMV_FUSE", "0")
+            monkeypatch.setattr(dgraph.config, "emv_fuse", False)
             plain = ex.pagerank_program.__wrapped__(iterations=20)
             v = plain.run(T, init={"rank": 1.0 / n if n else 0.0})
-            monkeypatch.delenv("DGRAPH_EMV_FUSE")
+            monkeypatch.setattr(dgraph.config, "emv_fuse", True)
             assert _used(plain) == 0
             np.testing.assert_array_equal(r.rank, v.rank, err_msg=f"{label} {where}")
             np.testing.assert_allclose(r.rank, ref, rtol=0, atol=1e-9, err_msg=f"{label} {where}")
@@ -116,9 +116,9 @@ def test_fused_ops_same_bits_as_vectorized(fused, monkeypatch):
             prog = _ops_program()
             r = prog.run(T, init=init, hops=hops)
             used += _used(prog)
-            monkeypatch.setenv("DGRAPH_EMV_FUSE", "0")
+            monkeypatch.setattr(dgraph.config, "emv_fuse", False)
             v = _ops_program().run(T, init=init, hops=hops)
-            monkeypatch.delenv("DGRAPH_EMV_FUSE")
+            monkeypatch.setattr(dgraph.config, "emv_fuse", True)
             for c in ("x", "y", "k", "flag"):
                 np.testing.assert_array_equal(r.raw(c), v.raw(c), err_msg=f"{label} {where} {c}")
     assert used > 0
@@ -157,19 +157,19 @@ def test_fuse_env_off_and_threshold(monkeypatch):
     prog.run(G, init={"depth": {0: 0}}, active=[0])
     assert not prog.fused  # below FUSE_MIN: nothing compiled
     monkeypatch.setattr(fuse, "FUSE_MIN", 0)
-    monkeypatch.setenv("DGRAPH_EMV_FUSE", "0")
+    monkeypatch.setattr(dgraph.config, "emv_fuse", False)
     r = prog.run(G, init={"depth": {0: 0}}, active=[0])
     assert _used(prog) == 0
     np.testing.assert_array_equal(r.depth, [0, 1, 2])
     # a program that compiled its loop (the examples' programs are built once and reused) still
-    # takes the vectorized path when the variable turns fusing off
-    monkeypatch.delenv("DGRAPH_EMV_FUSE")
+    # takes the vectorized path when the option turns fusing off
+    monkeypatch.setattr(dgraph.config, "emv_fuse", True)
     prog.run(G, init={"depth": {0: 0}}, active=[0])
     assert _used(prog) > 0
-    monkeypatch.setenv("DGRAPH_EMV_FUSE", "0")
+    monkeypatch.setattr(dgraph.config, "emv_fuse", False)
 
     def refuse(*a, **k):
-        raise AssertionError("the fused loop ran with DGRAPH_EMV_FUSE=0")
+        raise AssertionError("the fused loop ran with dgraph.config.emv_fuse off")
 
     monkeypatch.setattr(program.EMVRun, "_fused_vertex", refuse)
     np.testing.assert_array_equal(prog.run(G, init={"depth": {0: 0}}, active=[0]).depth, [0, 1, 2])
@@ -247,9 +247,9 @@ def test_fused_matching_same_as_vectorized(fused, monkeypatch):
         src, dst = rng.integers(0, nl, 3 * nl), nl + rng.integers(0, nr, 3 * nl)
         G = dgraph.from_edges(src, dst, num_vertices=nl + nr + 1, directed=bool(i % 2))
         r = ex.maximal_matching(G, seed=i)
-        monkeypatch.setenv("DGRAPH_EMV_FUSE", "0")
+        monkeypatch.setattr(dgraph.config, "emv_fuse", False)
         v = ex.maximal_matching(G, seed=i)
-        monkeypatch.delenv("DGRAPH_EMV_FUSE")
+        monkeypatch.setattr(dgraph.config, "emv_fuse", True)
         np.testing.assert_array_equal(r.mate, v.mate)
         mate = dict(zip(r.vertex.tolist(), r.mate.tolist()))
         assert all(mate[m] == u for u, m in mate.items() if m != -1)  # a matching: partners agree

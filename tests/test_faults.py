@@ -123,9 +123,7 @@ def test_issue25_8_worker_dead_before_the_run(client2, executor):
 
 def test_issue21_14_spmd_task_launch_worker_dies_mid_run(client2, tmp_path, monkeypatch):
     """The task launch (a Dask task per shard) notices the loss as the direct launch does."""
-    from dgraph.engine import spmd
-
-    monkeypatch.setattr(spmd, "LAUNCH", "task")
+    monkeypatch.setattr(dgraph.config, "spmd_launch", "task")
     G = _graph(40)
     ref = dgraph.bfs(G, 0)
     PG = G.partition(2, client=client2)

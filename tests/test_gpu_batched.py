@@ -36,14 +36,19 @@ def _graphs():
 
 CASES = list(_graphs())
 STAT_KEYS = ("direction", "frontier", "edges", "frontier_edges")
+#: the limits the tests shrink that are dgraph.config options (the others are gpu_levels constants)
+OPTIONS = {"MF_LIMIT": "bfs_levels_frontier_limit", "DEG_LIMIT": "bfs_levels_degree_limit"}
 
 
 def _run(G, source, direction, monkeypatch, levels, **patch):
     from dgraph.backend import gpu_levels
 
-    monkeypatch.setenv("DGRAPH_LEVELS", "1" if levels else "0")
+    monkeypatch.setattr(dgraph.config, "bfs_levels", levels)
     for name, value in patch.items():
-        monkeypatch.setattr(gpu_levels, name, value)
+        if name in OPTIONS:  # a dgraph.config option
+            monkeypatch.setattr(dgraph.config, OPTIONS[name], value)
+        else:
+            monkeypatch.setattr(gpu_levels, name, value)
     return dgraph.bfs(G, source=source, direction=direction, backend="cupy")
 
 

@@ -47,10 +47,13 @@ def _run(G, source, delta, monkeypatch, steps, skip=False, **patch):
     (gpu_sssp.skip_stale); off, the records are numpy's superstep for superstep."""
     from dgraph.backend import gpu_sssp_steps
 
-    monkeypatch.setenv("DGRAPH_SSSP_STEPS", "1" if steps else "0")
-    monkeypatch.setenv("DGRAPH_SSSP_SKIP_STALE", "1" if skip else "0")
+    monkeypatch.setattr(dgraph.config, "sssp_steps", steps)
+    monkeypatch.setattr(dgraph.config, "sssp_skip_stale", skip)
     for name, value in patch.items():
-        monkeypatch.setattr(gpu_sssp_steps, name, value)
+        if name == "EDGE_LIMIT":  # a dgraph.config option; the others are gpu_sssp_steps constants
+            monkeypatch.setattr(dgraph.config, "sssp_steps_edge_limit", value)
+        else:
+            monkeypatch.setattr(gpu_sssp_steps, name, value)
     return dgraph.sssp(G, source, delta=delta, backend="cupy")
 
 

@@ -15,7 +15,7 @@ import dgraph
 from dgraph.algorithms.bfs import BFS
 from dgraph.engine import spmd
 from dgraph.engine.program import Contribution
-from dgraph.errors import ExecutorError
+from dgraph.errors import ExecutorError, InputError
 
 
 def _stashed(client):
@@ -24,7 +24,7 @@ def _stashed(client):
 
 @pytest.mark.parametrize("launch", ["direct", "task"])
 def test_both_launches_equal_local(client, launch, monkeypatch):
-    monkeypatch.setattr(spmd, "LAUNCH", launch)
+    monkeypatch.setattr(dgraph.config, "spmd_launch", launch)
     G = dgraph.generate("rmat", scale=8, seed=5, directed=True)
     for p in (2, 3):
         PG = G.partition(p, client=client)
@@ -89,11 +89,16 @@ def _spmd_threads_after(wait_s):
     return [t.name for t in loops if t.is_alive()]
 
 
-def test_unknown_launch_is_a_clear_error(client, monkeypatch):
-    monkeypatch.setattr(spmd, "LAUNCH", "carrier-pigeon")
+def test_unknown_launch_is_a_clear_error(client):
+    with pytest.raises(InputError, match=r"dgraph.config.spmd_launch='carrier-pigeon': expected one of 'direct'"):
+        dgraph.config.spmd_launch = "carrier-pigeon"
+    assert dgraph.config.spmd_launch == "direct"
     PG = dgraph.generate("grid", rows=3, cols=3).partition(2, client=client)
-    with pytest.raises(ExecutorError, match="DGRAPH_SPMD_LAUNCH='carrier-pigeon'"):
-        dgraph.bfs(PG, 0)
+    from dgraph.engine.spmd import run_spmd
+    from dgraph.exchange import parse_exchange
+
+    with pytest.raises(InputError, match="launch='carrier-pigeon': expected 'direct' or 'task'"):
+        run_spmd(None, PG, parse_exchange("butterfly", None, p=2), launch="carrier-pigeon")
 
 
 def test_contribution_type_survives_the_wire():

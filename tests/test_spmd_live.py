@@ -12,7 +12,6 @@ import pytest
 
 import dgraph
 from dgraph.algorithms.bfs import BFS
-from dgraph.engine import spmd
 from dgraph.engine.run import run_program
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this test module
@@ -42,7 +41,7 @@ class _WaitsForTheClient(BFS):
 
 @pytest.mark.parametrize("launch", ["direct", "task"])
 def test_records_reach_on_step_while_the_run_goes(client, tmp_path, monkeypatch, launch):
-    monkeypatch.setattr(spmd, "LAUNCH", launch)
+    monkeypatch.setattr(dgraph.config, "spmd_launch", launch)
     G = dgraph.generate("grid", rows=2, cols=12)
     PG = G.partition(2, client=client)
     flag = tmp_path / "seen-superstep-1"
@@ -93,7 +92,7 @@ def test_a_direct_run_shows_in_the_task_stream(client, monkeypatch):
     from distributed import get_task_stream
     from distributed.diagnostics.task_stream import rectangles
 
-    monkeypatch.setattr(spmd, "LAUNCH", "direct")
+    monkeypatch.setattr(dgraph.config, "spmd_launch", "direct")
     PG = dgraph.generate("grid", rows=3, cols=10).partition(2, client=client)
     events, both = [], threading.Event()
 

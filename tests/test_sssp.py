@@ -370,7 +370,7 @@ def test_fused_kernels_equal_generic_exactly(backend, monkeypatch):
     """The fused kernels (numba on numpy, CUDA on CuPy) give the vectorized reference's bits, the
     supersteps and per-superstep counters included, on one shard and on 2..5 of every method (on
     CuPy with the skip of stale frontier rows off: tests/test_gpu_sssp_steps.py checks it)."""
-    monkeypatch.setenv("DGRAPH_SSSP_SKIP_STALE", "0")
+    monkeypatch.setattr(dgraph.config, "sssp_skip_stale", False)
     rng = np.random.default_rng(21)
     graphs = [(label, dgraph.from_edges(**kw)) for label, kw, _ in list(_weighted_cases(seed=17))[::3]]
     graphs += list(_delta_graphs())

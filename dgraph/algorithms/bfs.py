@@ -111,7 +111,7 @@ class BFS(Program):
         from ..backend import gpu_levels  # noqa: PLC0415
 
         nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
-        if not gpu_levels.enabled() or m_f > gpu_levels.MF_LIMIT or \
+        if not gpu_levels.enabled() or m_f > gpu_levels.frontier_limit() or \
                 self.choose_direction(st, shard.n, nf, m_f) != "push":
             return None
         rows = _frontier_rows(shard, st)

@@ -97,7 +97,7 @@ On the GPU one whole shard's relaxation also skips a frontier vertex whose
 distance already dropped during the same superstep (it is in the next
 frontier with the smaller one; rmat20 from the hub: 131M relaxations ->
 72M): the answers are the same, the per-superstep records then follow the
-order the GPU ran the edges in (``DGRAPH_SSSP_SKIP_STALE=0`` turns it off).
+order the GPU ran the edges in (``dgraph.config.sssp_skip_stale = False`` turns it off).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gpu_kernels import BLOCK, COMMON, _suffix, function
+from ..cuda import BLOCK, COMMON, dtype_suffix, function
 
 _SOURCE = COMMON + r"""
 // vertex v lives in byte v>>3 of the packed bitmap, bit 7-(v&7) (numpy packbits); read as
@@ -177,7 +177,7 @@ DENSE_UNION_BLOCKS = 4096
 
 
 def kernel(name):
-    """A kernel of this module (:func:`gpu_kernels.function`)."""
+    """A kernel of this module (:func:`dgraph.cuda.function`)."""
     return function(_SOURCE, name)
 
 
@@ -208,7 +208,7 @@ class FrontierUnion:
 
         words = cp.zeros(self.nw, dtype=cp.uint32)
         if len(ids):
-            kernel("set_bits_" + _suffix(ids.dtype))(
+            kernel("set_bits_" + dtype_suffix(ids.dtype))(
                 _blocks(len(ids)), (BLOCK,), (ids, cp.int64(len(ids)), words))
         return words.view(cp.uint8)[: -(-self.n // 8)]
 
@@ -224,13 +224,13 @@ class FrontierUnion:
             if len(bits):
                 as_bytes[: len(bits)] |= bits
             if len(ids):
-                kernel("set_bits_" + _suffix(ids.dtype))(
+                kernel("set_bits_" + dtype_suffix(ids.dtype))(
                     _blocks(len(ids)), (BLOCK,), (ids, cp.int64(len(ids)), self.words))
         kernel("word_popc")(_blocks(self.nw), (BLOCK,), (self.words, cp.int64(self.nw), self.incl))
         cp.cumsum(self.incl, out=self.incl)
         self.counters.fill(0)
         sparse = not any(len(bits) for _, bits in parts)
-        kernel(("emit_union_words_" if sparse else "emit_union_") + _suffix(self.vdtype))(
+        kernel(("emit_union_words_" if sparse else "emit_union_") + dtype_suffix(self.vdtype))(
             (min(_blocks(self.nw)[0], UNION_BLOCKS) if sparse else min(_blocks(self.n)[0], DENSE_UNION_BLOCKS),),
             (BLOCK,),
             (self.words, self.incl, cp.int64(self.nw), cp.int64(self.n), labels, cp.int32(level), degree, cp.int64(self.row_base),

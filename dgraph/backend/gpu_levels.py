@@ -23,9 +23,8 @@ would let a later level lower the parent of a vertex found earlier.
 
 from __future__ import annotations
 
-import os
-
-from .gpu_kernels import BLOCK, COMMON, cooperative_grid, function
+from ..config import config
+from ..cuda import BLOCK, COMMON, cooperative_grid, function
 
 _SOURCE = "#include <cooperative_groups.h>\n" + COMMON + r"""
 namespace cg = cooperative_groups;
@@ -119,27 +118,39 @@ __global__ void push_levels_i64(const i64* indptr, const i64* indices, const i64
 }
 """
 
-#: frontier edges above which a level goes back to the host-driven load-balanced kernel
-MF_LIMIT = int(os.environ.get("DGRAPH_LEVELS_MF_LIMIT", 1 << 16))
 #: levels one launch may run (the size of the record buffer)
 MAX_LEVELS = 4096
-#: a frontier vertex of more edges than this goes back to the host-driven kernel (a warp per vertex
-#: here: a hub's edges would be walked by one warp while the rest of the GPU waits)
-DEG_LIMIT = int(os.environ.get("DGRAPH_LEVELS_DEG_LIMIT", 2048))
-#: blocks a multiprocessor (a level's barrier costs more with more blocks, and deep graphs have small
-#: frontiers: H100, 1000x1000 grid BFS 15.2 ms with 1, 15.5 with 2, 22.6 with 4)
-BLOCKS_PER_SM = int(os.environ.get("DGRAPH_LEVELS_BLOCKS_PER_SM", 1))
 REC = 8  # words per level record (the CUDA source's REC)
 STOPS = ("limit", "empty", "pull", "edges", "hub")
 
 
 def enabled():
-    """False when ``DGRAPH_LEVELS=0`` (benchmarks compare with the level-by-level path)."""
-    return os.environ.get("DGRAPH_LEVELS", "1") != "0"
+    """``dgraph.config.bfs_levels`` (off: benchmarks compare with the level-by-level path)."""
+    return config.bfs_levels
+
+
+def frontier_limit():
+    """Frontier edges above which a level goes back to the host-driven load-balanced kernel
+    (``dgraph.config.bfs_levels_frontier_limit``, default 2^16)."""
+    return config.bfs_levels_frontier_limit
+
+
+def degree_limit():
+    """A frontier vertex of more edges than this sends the level back to the host-driven kernel (a
+    warp per vertex here: a hub's edges would be walked by one warp while the rest of the GPU
+    waits; ``dgraph.config.bfs_levels_degree_limit``, default 2048)."""
+    return config.bfs_levels_degree_limit
+
+
+def blocks_per_sm():
+    """Blocks a multiprocessor (``dgraph.config.bfs_levels_blocks_per_sm``, default 1: a level's
+    barrier costs more with more blocks, and deep graphs have small frontiers: H100, 1000x1000 grid
+    BFS 15.2 ms with 1, 15.5 with 2, 22.6 with 4)."""
+    return config.bfs_levels_blocks_per_sm
 
 
 def kernel(name):
-    """A kernel of this module (:func:`gpu_kernels.function`)."""
+    """A kernel of this module (:func:`dgraph.cuda.function`)."""
     return function(_SOURCE, name, cooperative=True)
 
 
@@ -167,9 +178,9 @@ def push_levels(indptr, indices, frontier, mf, bufx, bufy, labels, parents, degr
     bufs.rec[: REC * max_levels].fill(0)
     args = (indptr, indices, frontier, cp.int32(len(frontier)), cp.int64(mf), bufx, bufy, labels, parents,
             degree, cp.int32(level0), cp.int32(max_levels), cp.int64(m_u), cp.float64(alpha),
-            cp.int32(bool(may_pull)), cp.int64(MF_LIMIT if mf_limit is None else mf_limit),
-            cp.int64(DEG_LIMIT if deg_limit is None else deg_limit), bufs.rec, bufs.ctl)
-    kern((cooperative_grid(kern, BLOCKS_PER_SM),), (BLOCK,), args)
+            cp.int32(bool(may_pull)), cp.int64(frontier_limit() if mf_limit is None else mf_limit),
+            cp.int64(degree_limit() if deg_limit is None else deg_limit), bufs.rec, bufs.ctl)
+    kern((cooperative_grid(kern, blocks_per_sm()),), (BLOCK,), args)
     levels, why, start = (int(x) for x in bufs.ctl[:3].get())
     rec = bufs.rec[: REC * levels].get().reshape(levels, REC)[:, :4].astype("int64")
     ends = rec[:, 3]
@@ -179,11 +190,13 @@ def push_levels(indptr, indices, frontier, mf, bufx, bufy, labels, parents, degr
 
 
 def fits(frontier_rows, m_f, degree):
-    """Whether a frontier may start a batch: few edges, and no vertex of more than DEG_LIMIT (read
-    from the device only when the edge count alone does not settle it)."""
-    if m_f > MF_LIMIT:
+    """Whether a frontier may start a batch: few edges, and no vertex of more than
+    :func:`degree_limit` (read from the device only when the edge count alone does not settle it)."""
+    if m_f > frontier_limit():
         return False
-    return m_f <= DEG_LIMIT or int(degree[frontier_rows].max()) <= DEG_LIMIT
+    limit = degree_limit()
+    return m_f <= limit or int(degree[frontier_rows].max()) <= limit
 
 
-__all__ = ["push_levels", "LevelBuffers", "enabled", "fits", "MF_LIMIT", "DEG_LIMIT", "MAX_LEVELS"]
+__all__ = ["push_levels", "LevelBuffers", "enabled", "fits", "frontier_limit", "degree_limit", "blocks_per_sm",
+           "MAX_LEVELS"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .gpu_kernels import BLOCK, function
+from ..cuda import BLOCK, function
 
 _SOURCE = r"""
 typedef long long i64;
@@ -104,7 +104,7 @@ extern "C" __global__ void sum_totals(const double* part, i64 nb, double* mass_o
 
 
 def kernel(name):
-    """A kernel of this module (:func:`gpu_kernels.function`)."""
+    """A kernel of this module (:func:`dgraph.cuda.function`)."""
     return function(_SOURCE, name, "--fmad=false")
 
 

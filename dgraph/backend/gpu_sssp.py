@@ -39,9 +39,9 @@ smallest such ``u`` wins by ``atomicMin``: the rule of the CPU kernel.
 
 from __future__ import annotations
 
-import os
-
-from .gpu_kernels import BLOCK, COMMON, _suffix, block_starts, block_starts_queued, function, multiprocessors
+from ..config import config
+from ..cuda import BLOCK, COMMON, dtype_suffix, function, multiprocessors
+from .gpu_kernels import block_starts, block_starts_queued
 
 #: the device functions (also compiled into :mod:`gpu_sssp_steps`' cooperative kernel)
 DEVICE = COMMON + r"""
@@ -355,16 +355,16 @@ _SOURCE = DEVICE + _KERNELS
 
 
 def kernel(name):
-    """A kernel of this module (:func:`gpu_kernels.function`)."""
+    """A kernel of this module (:func:`dgraph.cuda.function`)."""
     return function(_SOURCE, name)
 
 
 def skip_stale():
-    """True unless ``DGRAPH_SSSP_SKIP_STALE=0``: one whole shard's relaxation skips the frontier
+    """``dgraph.config.sssp_skip_stale`` (default True): one whole shard's relaxation skips the frontier
     vertices whose distance already dropped in the same superstep (they relax the new one next).
     The answers are the same; the per-superstep records then depend on the order the GPU ran the
     edges in, so the tests that compare records with numpy turn it off."""
-    return os.environ.get("DGRAPH_SSSP_SKIP_STALE", "1") != "0"
+    return config.sssp_skip_stale
 
 
 class Scratch:
@@ -478,7 +478,7 @@ def _relax_dist(indptr, indices, w, rows, fd, fh, scanned, nf, total, dist, hops
     import cupy as cp  # noqa: PLC0415
 
     weighted = w is not None
-    kernel("relax_dist_" + _suffix(indices.dtype))(
+    kernel("relax_dist_" + dtype_suffix(indices.dtype))(
         (blocks,), (BLOCK,),
         (indptr, indices, w if weighted else fd, cp.int32(weighted), rows, scanned, cp.int32(nf), cp.int64(total),
          fd, fh, dist, hops, scratch.seen, scratch.out, scratch.tv, scratch.th, scratch.tb, scratch.counters,
@@ -512,7 +512,7 @@ def relax(indptr, indices, w, rows, fd, fh, scanned, total, dist, hops, scratch,
     if _blocks(total) > ahead:
         _relax_dist(indptr, indices, w, rows, fd, fh, scanned, nf, total, dist, hops, scratch, skip, starts,
                     _blocks(total) - ahead, block0=ahead)
-    kernel("relax_hops_" + _suffix(indices.dtype))(
+    kernel("relax_hops_" + dtype_suffix(indices.dtype))(
         _grid(total), (BLOCK,), (scratch.tv, scratch.th, scratch.tb, dist, hops, scratch.seen, scratch.out,
                                  scratch.counters))
 
@@ -569,7 +569,7 @@ def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None):
     if not total:  # no relaxation ran: nothing changed
         none = scratch.near[:0]
         return 0, none, scratch.fd[:0], scratch.fh[:0], None, 0, none, 0, None
-    kernel("split_" + _suffix(vdt))(
+    kernel("split_" + dtype_suffix(vdt))(
         _grid(min(total, len(scratch.out))), (BLOCK,),
         (scratch.out, dist, hops, cp.float64(bound), pending, indptr, scratch.near, scratch.fd, scratch.fh,
          scratch.ndeg, scratch.far, scratch.counters, scratch.seen))
@@ -648,7 +648,7 @@ def tight_parents(indptr, indices, w, row_base, rows, dist, hops, source, par):
     if nrows <= 0 or nnz == 0:
         return par
     weighted = w is not None
-    kernel("tight_parents_" + _suffix(indices.dtype))(((nnz + BLOCK - 1) // BLOCK,), (BLOCK,),
+    kernel("tight_parents_" + dtype_suffix(indices.dtype))(((nnz + BLOCK - 1) // BLOCK,), (BLOCK,),
          (indptr, indices, w if weighted else dist, cp.int32(weighted), cp.int64(nrows), cp.int64(nnz),
           cp.int64(row_base), rows, cp.int32(len(rows) > 0), dist, hops, cp.int64(source), par,
           block_starts(indptr[1:], nrows, nnz)))

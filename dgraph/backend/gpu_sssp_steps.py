@@ -6,7 +6,7 @@ its time between supersteps when each is a few launches and a host read
 cooperative launch runs superstep after superstep with grid-wide barriers
 between the phases, and returns to the host only when the frontier and the
 far pile are both empty, or when a superstep would overflow a buffer (the
-tie list, the far pile), or when a superstep has more than ``EDGE_LIMIT`` frontier edges
+tie list, the far pile), or when a superstep has more than :func:`edge_limit` frontier edges
 (the host-driven kernels, at full occupancy, are faster there), or after
 ``max_steps``.  On an H100 the 1000x1000 grid (2,214 supersteps) went from
 331-609 ms to 52-54 ms (Gunrock: 344 ms); rmat20, a few fat supersteps,
@@ -21,7 +21,7 @@ new bound, the same float64 arithmetic as ``cpu_sssp.bound_above``; the pile is
 deduplicated and split again).  Then the near queue's degrees are scanned
 in place (two barriers: block sums, then each block scans its tile) for the
 next relaxation.  So distances, hops, parents and (with the skip of stale
-rows off, ``DGRAPH_SSSP_SKIP_STALE=0``) every per-superstep record
+rows off, ``dgraph.config.sssp_skip_stale = False``) every per-superstep record
 (frontier, far, bound, improved, edges) are the host path's; only the
 order of vertices inside a queue differs.
 
@@ -32,11 +32,10 @@ L2 (``ld<true>``).
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
-from .gpu_kernels import BLOCK, _suffix, compiled, cooperative_grid, function
+from ..config import config
+from ..cuda import BLOCK, compiled, cooperative_grid, dtype_suffix, function
 from .gpu_sssp import DEVICE
 
 _SOURCE = "#include <cooperative_groups.h>\n" + DEVICE + r"""
@@ -214,17 +213,24 @@ SSSP_STEPS(i64, i64)
 MAX_STEPS = 4096
 REC = 16  # words per superstep record (the CUDA source's REC)
 STOPS = ("limit", "empty", "ties", "pile", "edges")
-#: a superstep over more frontier edges than this goes back to the host-driven kernels: they
-#: launch a thread per edge at full occupancy, where this kernel's resident grid (72 registers a
-#: thread, one block a multiprocessor) walks them in rounds (H100, rmat20 from the hub at delta 4:
-#: 23.2 ms with no limit).  Since the host-driven supersteps launch ahead of their reads, a host
-#: superstep of a few 100k edges costs ~0.13 ms of host time, more than this kernel takes: 2^20 was
-#: 0.945-0.979x of 2^16 on rmat20 in three calls, the grid (supersteps of ~13k edges) 1.002-1.008x
-#: (docs/BENCHMARKS.md, fifth session).
-EDGE_LIMIT = int(os.environ.get("DGRAPH_SSSP_STEPS_EDGE_LIMIT", 1 << 20))
-#: blocks a multiprocessor in the launch: one is fastest on the deep grid (H100, 1000x1000, delta 32:
-#: 51.6-53.3 ms with 1, 55.6-58.9 with 2, 59.1-61.8 with 4); the occupancy query caps it (3 on H100)
-BLOCKS_PER_SM = int(os.environ.get("DGRAPH_SSSP_BLOCKS_PER_SM", 1))
+
+def edge_limit():
+    """``dgraph.config.sssp_steps_edge_limit`` (default 2^20): a superstep over more frontier edges
+    goes back to the host-driven kernels.  They launch a thread per edge at full occupancy, where
+    this kernel's resident grid (72 registers a thread, one block a multiprocessor) walks them in
+    rounds (H100, rmat20 from the hub at delta 4: 23.2 ms with no limit).  Since the host-driven
+    supersteps launch ahead of their reads, a host superstep of a few 100k edges costs ~0.13 ms of
+    host time, more than this kernel takes: 2^20 was 0.945-0.979x of 2^16 on rmat20 in three
+    calls, the grid (supersteps of ~13k edges) 1.002-1.008x (docs/BENCHMARKS.md, fifth session)."""
+    return config.sssp_steps_edge_limit
+
+
+def blocks_per_sm():
+    """``dgraph.config.sssp_steps_blocks_per_sm`` (default 1): blocks a multiprocessor in the launch;
+    one is fastest on the deep grid (H100, 1000x1000, delta 32: 51.6-53.3 ms with 1, 55.6-58.9 with
+    2, 59.1-61.8 with 4); the occupancy query caps it (3 on H100)."""
+    return config.sssp_steps_blocks_per_sm
+
 
 #: the tie list's least capacity (a superstep of more frontier edges goes to the host once, which
 #: grows the list), a cap on what the kernel uses of it, and the far pile's slack over n (tests
@@ -236,8 +242,8 @@ PILE_SLACK = None  # None: n
 
 
 def enabled():
-    """False when ``DGRAPH_SSSP_STEPS=0`` (benchmarks and tests compare with the host-driven path)."""
-    return os.environ.get("DGRAPH_SSSP_STEPS", "1") != "0"
+    """``dgraph.config.sssp_steps`` (off: benchmarks and tests compare with the host-driven path)."""
+    return config.sssp_steps
 
 
 def module():
@@ -245,7 +251,7 @@ def module():
 
 
 def kernel(name):
-    """A kernel of this module (:func:`gpu_kernels.function`)."""
+    """A kernel of this module (:func:`dgraph.cuda.function`)."""
     return function(_SOURCE, name, "--fmad=false", cooperative=True)
 
 
@@ -270,11 +276,11 @@ class StepBuffers:
 
 def takes(edges):
     """True when a superstep over ``edges`` frontier edges is the cooperative launch's."""
-    return enabled() and edges <= EDGE_LIMIT
+    return enabled() and edges <= edge_limit()
 
 
 def worth_a_launch(snap):
-    """False when the next superstep's edge count is known (``snap``) to exceed EDGE_LIMIT: the
+    """False when the next superstep's edge count is known (``snap``) to exceed :func:`edge_limit`: the
     launch would stop before it (a launch, a scan and a read for nothing)."""
     return snap is None or takes(snap[3])
 
@@ -298,8 +304,9 @@ def run(indptr, indices, w, dist, hops, pending, frontier, pile, bound, delta, m
     n = len(dist)
     if len(pile) > bufs.pile_cap - n:
         return None
-    kern = kernel("sssp_steps_" + _suffix(indices.dtype))
-    grid = cooperative_grid(kern, BLOCKS_PER_SM)
+    limit = config.sssp_steps_edge_limit if edge_limit is None else edge_limit
+    kern = kernel("sssp_steps_" + dtype_suffix(indices.dtype))
+    grid = cooperative_grid(kern, blocks_per_sm())
     if bufs.tile_sums is None:
         bufs.tile_sums = cp.zeros(grid, dtype=cp.int64)
     a = (scratch.near, scratch.fd, scratch.fh, scratch.ndeg)
@@ -324,7 +331,7 @@ def run(indptr, indices, w, dist, hops, pending, frontier, pile, bound, delta, m
             pending.view(cp.uint8), scratch.seen, scratch.out, tv, th, tb, cp.int64(min(len(tv), TIE_LIMIT)), *a, *b, pa, pb,
             cp.int64(bufs.pile_cap), cp.int64(n), cp.int64(len(frontier)), cp.int64(len(pile)),
             cp.float64(bound), cp.float64(delta), cp.int32(max_steps),
-            cp.int64(EDGE_LIMIT if edge_limit is None else edge_limit), bufs.tile_sums, bufs.rec, bufs.ctl,
+            cp.int64(limit), bufs.tile_sums, bufs.rec, bufs.ctl,
             cp.int32(bool(skip)))
     kern((grid,), (BLOCK,), args)
     ctl = [int(x) for x in bufs.ctl[:9].get()]
@@ -341,4 +348,4 @@ def run(indptr, indices, w, dist, hops, pending, frontier, pile, bound, delta, m
             "pile": (pa, pb)[cp_][:npile], "bound": float(np.int64(bound_bits).view(np.float64))}
 
 
-__all__ = ["run", "StepBuffers", "enabled", "takes", "worth_a_launch", "MAX_STEPS", "EDGE_LIMIT", "BLOCKS_PER_SM"]
+__all__ = ["run", "StepBuffers", "enabled", "takes", "worth_a_launch", "edge_limit", "blocks_per_sm", "MAX_STEPS"]

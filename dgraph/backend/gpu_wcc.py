@@ -28,7 +28,7 @@ Tarjan; ECL-CC uses the same rule on GPUs).
 
 from __future__ import annotations
 
-from .gpu_kernels import BLOCK, COMMON, _suffix, function
+from ..cuda import BLOCK, COMMON, dtype_suffix, function
 
 _SOURCE = COMMON + r"""
 template <typename V> __device__ __forceinline__ V vload(const V* p) { return *(const volatile V*)p; }
@@ -145,11 +145,11 @@ BLOCKS_PER_SM = 8
 
 
 def _kernel(name, dtype):
-    return function(_SOURCE, f"{name}_{_suffix(dtype)}")
+    return function(_SOURCE, f"{name}_{dtype_suffix(dtype)}")
 
 
 def _grid(count):
-    from .gpu_kernels import multiprocessors  # noqa: PLC0415
+    from ..cuda import multiprocessors  # noqa: PLC0415
 
     return (max(1, min(-(-int(count) // BLOCK), multiprocessors() * BLOCKS_PER_SM)),)
 

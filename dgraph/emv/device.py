@@ -88,7 +88,7 @@ class Device:
         self.none_bool = cp.empty(1, dtype=bool)
         self.none_f8 = cp.empty(1, dtype=cp.float64)
         self.none_msg = cp.empty(1, dtype=message_dtype)
-        from ..backend.gpu_kernels import multiprocessors  # noqa: PLC0415
+        from ..cuda import multiprocessors  # noqa: PLC0415
 
         self.resident_blocks = 4 * multiprocessors()
         self._start(zeroed=True)
@@ -129,7 +129,7 @@ class Device:
     def seed(self, ids, marks, degree):
         """Mark and queue the run's initial active vertices ``ids`` (host, distinct; ``marks`` all
         False) as a VERTEX step would: the first send reads the queue, with no scan of the marks."""
-        from ..backend.gpu_kernels import COMMON, compiled  # noqa: PLC0415
+        from ..cuda import COMMON, compiled  # noqa: PLC0415
         from .kernels import _CTYPES  # noqa: PLC0415
 
         k = len(ids)

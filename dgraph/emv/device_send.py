@@ -248,7 +248,7 @@ class CudaSend:
 
     def source(self, cidx, ridx, wdtype, ldtype, ddtype):
         """The CUDA source for these index, weight, id and degree dtypes (numpy dtypes or names)."""
-        from ..backend.gpu_kernels import COMMON  # noqa: PLC0415
+        from ..cuda import COMMON  # noqa: PLC0415
 
         tail, tail_ok, edge, edge_ok, msg, bound = self.parts
         ct = _C.CTYPE
@@ -264,7 +264,7 @@ class CudaSend:
         return COMMON + head_src + COMB_SRC + body
 
     def _kernel(self, name, lay):
-        from ..backend.gpu_kernels import compiled  # noqa: PLC0415
+        from ..cuda import compiled  # noqa: PLC0415
 
         w = lay.weights if self.reads_weight else None
         key = (str(lay.cindices.dtype), str(lay.csr[1].dtype), None if w is None else str(w.dtype),

@@ -40,6 +40,7 @@ import tempfile
 
 import numpy as np
 
+from ..config import config
 from .trace import Expr, evaluate, leaves
 
 #: the fused loop runs when a step's vertex range has at least this many vertices (below it the
@@ -58,8 +59,8 @@ class Unfusable(Exception):
 
 
 def enabled():
-    """``DGRAPH_EMV_FUSE=0`` turns the fused loops off (the vectorized path: for A/B timing)."""
-    return os.environ.get("DGRAPH_EMV_FUSE", "1") != "0"
+    """``dgraph.config.emv_fuse`` (default True); off, the vectorized path runs (for A/B timing)."""
+    return config.emv_fuse
 
 
 def kind_of(dtype):
@@ -486,7 +487,7 @@ class CudaStep:
         self._kernels = {}
 
     def kernel(self, on_device, L_dtype, deg_dtype):
-        from ..backend.gpu_kernels import compiled  # noqa: PLC0415
+        from ..cuda import compiled  # noqa: PLC0415
 
         key = (on_device, str(L_dtype), str(deg_dtype))
         if key not in self._kernels:
@@ -495,7 +496,7 @@ class CudaStep:
 
     def source(self, on_device, L_dtype, deg_dtype):
         """The CUDA source for aggregates at ``on_device`` (per aggregate: a device value or not)."""
-        from ..backend.gpu_kernels import COMMON  # noqa: PLC0415
+        from ..cuda import COMMON  # noqa: PLC0415
         from .kernels import _CTYPES  # noqa: PLC0415
 
         ct = _C.CTYPE
@@ -565,8 +566,15 @@ _MODULES = {}
 
 
 def _cache_dir():
-    d = os.environ.get("DGRAPH_EMV_CACHE") or os.path.join(tempfile.gettempdir(), f"dgraph-emv-{os.getuid()}")
-    os.makedirs(d, exist_ok=True)
+    """``dgraph.config.emv_cache_dir``, or ``$TMPDIR/dgraph-emv-$UID``; made when missing."""
+    d = config.emv_cache_dir or os.path.join(tempfile.gettempdir(), f"dgraph-emv-{os.getuid()}")
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as exc:
+        from ..errors import InputError  # noqa: PLC0415
+
+        raise InputError(f"dgraph.config.emv_cache_dir={d!r}: expected a folder dgraph can create and write "
+                         f"({exc.strerror or exc})") from None
     return d
 
 

@@ -244,7 +244,7 @@ _GPU_CACHE = {}
 
 
 def _gpu_kernel(name, dtype, op, idx_dtype="int64"):
-    from ..backend.gpu_kernels import compiled  # noqa: PLC0415
+    from ..cuda import compiled  # noqa: PLC0415
 
     key = (name, str(dtype), op, str(idx_dtype))
     if key not in _GPU_CACHE:

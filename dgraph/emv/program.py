@@ -232,7 +232,7 @@ class _State:
         self.spare = None        # queue mode: the marks array of the send before, reused
         self.out = None          # CPU: the gather's (combined, counts) buffers, reused
         self.dev = None          # one whole CuPy shard: counters and queue on the device (.device)
-        self.fuse = False        # DGRAPH_EMV_FUSE allows the fused VERTEX loops (read once a run)
+        self.fuse = False        # dgraph.config.emv_fuse allows the fused VERTEX loops (read once a run)
 
 
 class EMVRun(BaseProgram):

@@ -35,6 +35,9 @@ class Result:
     ``edges``, ``components``; CDLP: ``changed``) and, partitioned,
     ``bytes_exchanged`` (and ``transport`` for spmd).
     ``r.run_time`` is the algorithm's time in seconds, start-up left out.
+    ``r.params`` holds the call's parameters and, under ``"config"``, the
+    :mod:`dgraph.config` options that differed from their defaults during the
+    run (``{}`` when none did).
     ``r.phases`` says where other time went, in seconds: ``startup_s`` (every
     run: importing numba and loading or compiling the kernels the call ran, a
     new process's one-time cost; on spmd runs the slowest worker's), and for
@@ -223,7 +226,8 @@ class Result:
             fields.append(("executor", self.params["executor"]))
         if "partitions" in self.params:
             fields.append(("partitions", self.params["partitions"]))
-        other = {k: v for k, v in self.params.items() if k not in ("executor", "partitions")}
+        other = {k: v for k, v in self.params.items()
+                 if k not in ("executor", "partitions") and not (k == "config" and not v)}
         if other:
             fields.append(("parameters", ", ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}"
                                                    for k, v in other.items())))

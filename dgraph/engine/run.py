@@ -7,6 +7,7 @@ import time
 
 from .. import startup
 from ..backend import get_xp
+from ..config import config
 from ..errors import InputError
 from .result import Result
 
@@ -38,7 +39,9 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
 
     ``progress``: a tqdm bar of the supersteps on stderr (True), none (False), or one on a terminal
     only (None).  Start-up (importing numba, loading or compiling kernels: :mod:`dgraph.startup`)
-    is timed apart: ``Result.phases["startup_s"]``, not part of ``run_time``.
+    is timed apart: ``Result.phases["startup_s"]``, not part of ``run_time``.  The
+    :mod:`dgraph.config` options in effect that differ from their defaults are recorded in
+    ``Result.params["config"]`` (``{}``: every option at its default).
     """
     bar = None
     if progress is not False:
@@ -62,6 +65,7 @@ def _run(make_program, G, backend, executor, exchange, fanout, transport, on_ste
     from ..partition.partitioned import PartitionedGraph  # noqa: PLC0415
     from ..partition.shard import whole_graph_shard  # noqa: PLC0415
 
+    settings = config.snapshot(changed=True)  # what the run goes by (the executors ship it to the workers)
     G = resolve_graph(G, backend)
     partitioned = isinstance(G, PartitionedGraph)
     if executor is None:
@@ -132,6 +136,7 @@ def _run(make_program, G, backend, executor, exchange, fanout, transport, on_ste
         inside += phases.pop("startup_s")
     elapsed = max(0.0, time.perf_counter() - t0 - inside)
     phases = {"startup_s": (c1 - c0) + inside, **(phases or {})}
+    params = dict(params or {}, config=settings)
     return Result(program.name, G.ids, columns, vertex_columns=vertex_columns, missing=missing, stats=records,
                   params=params, backend=G.backend, run_time=elapsed, phases=phases, remote=remote)
 

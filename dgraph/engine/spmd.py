@@ -7,7 +7,7 @@ when the cluster uses it, which moves CuPy arrays GPU to GPU), so no
 superstep waits on the scheduler.  Every task computes the same report
 from the same contributions, so convergence needs no extra round trip.
 
-How a run starts (``DGRAPH_SPMD_LAUNCH``):
+How a run starts (``dgraph.config.spmd_launch``, or ``launch=``):
 
 - ``direct`` (the default): the client calls every shard's worker straight
   (Dask's worker RPC, no scheduler); the worker runs the loop in a thread of
@@ -27,6 +27,10 @@ it waits, fetches the new ones every ``poll`` s (the ``dgraph_spmd_records``
 handler) and passes each to ``on_step`` once, in order, on its own thread.
 Without one, nothing of that runs: no buffer, no call.
 
+Either way, the client's :mod:`dgraph.config` travels with the run (the options it changed from
+their defaults) and each shard's loop runs under it (:meth:`~dgraph.config.Config.applied`), so
+``dgraph.config.override(profile_supersteps=True)`` on the client profiles the workers' supersteps.
+
 Either way, a failure on one shard, a peer that stops answering
 (``timeout``), or a worker that leaves the cluster cancels the whole run
 with an :class:`~dgraph.errors.ExecutorError`
@@ -42,13 +46,13 @@ a shard's sends give up as soon as the run is cancelled.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 import uuid
 import weakref
 
-from ..errors import ExecutorError, WorkerLostError
+from ..config import config
+from ..errors import ExecutorError, InputError, WorkerLostError
 from . import faults
 from .program import Contribution, StepContext
 
@@ -56,11 +60,6 @@ HANDLER = "dgraph_spmd_put"
 RUN, DROP = "dgraph_spmd_run", "dgraph_spmd_drop"
 #: the cheap handler the client polls while a run goes, for shard 0's new superstep records (on_step)
 RECORDS = "dgraph_spmd_records"
-#: how runs start: 'direct' (client -> worker RPC) or 'task' (a Dask task per shard); see the module docstring
-LAUNCH = os.environ.get("DGRAPH_SPMD_LAUNCH", "direct")
-#: DGRAPH_PROFILE=1: every superstep record splits its time into kernel_s, exchange_s and receive_s (each
-#: phase waits for the GPU, so the total grows a little)
-PROFILE = os.environ.get("DGRAPH_PROFILE", "0") == "1"
 
 
 # -- on the workers ------------------------------------------------------------------------
@@ -164,10 +163,10 @@ def _live(worker):
 async def _run_here(worker, key, *, job, shard_key, placement, run, part, max_supersteps, timeout, live=False):
     """The direct launch on a worker: the loop in a thread of its own (several shards of one run may
     share this worker and must run at once); -> the reply the client reads.  ``job``: the pickled
-    (program, schedule, NCCL id); see :func:`_launch_direct`."""
+    (program, schedule, NCCL id, the client's config); see :func:`_launch_direct`."""
     import pickle  # noqa: PLC0415
 
-    program, schedule, nccl_uid = pickle.loads(job)
+    program, schedule, nccl_uid, settings = pickle.loads(job)
     shard = worker.data[shard_key] if shard_key in worker.data else None
     if shard is None:
         return {"status": "error", "type": "ExecutorError",
@@ -183,8 +182,9 @@ async def _run_here(worker, key, *, job, shard_key, placement, run, part, max_su
     def work():
         started = dask_time()
         try:
-            out = _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid,
-                             live)
+            with config.applied(settings):  # the client's settings, in this loop's thread only
+                out = _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout,
+                                 nccl_uid, live)
             reply = {"status": "OK", "records": pickle.dumps(out[0], protocol=5), "phases": out[1]}
         except Cancelled:
             reply = {"status": "cancelled"}
@@ -267,14 +267,16 @@ def _from_wire(d):
     return None if d is None else Contribution(d["arrays"], d["counters"])
 
 
-def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid=None, live=False):
-    """The task launch: one Dask task per shard runs the loop."""
+def _spmd_main(program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid=None, live=False,
+               settings=None):
+    """The task launch: one Dask task per shard runs the loop (under the client's config ``settings``)."""
     from distributed import get_worker, secede  # noqa: PLC0415
 
     secede()  # several shards may share a worker: none may hold its thread slot
     try:
-        return _spmd_loop(get_worker(), program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid,
-                          live)
+        with config.applied(settings):
+            return _spmd_loop(get_worker(), program, shard, schedule, placement, run, max_supersteps, timeout,
+                              nccl_uid, live)
     finally:
         if shard.part == 0:
             _live(get_worker()).pop(run, None)  # the task's value carries every record
@@ -358,7 +360,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     else:
         exchange, gather = exchange_dask, gather_dask
 
-    if PROFILE:
+    if config.profile_supersteps:  # each superstep's time split into kernel_s, exchange_s, receive_s
         wait = shard.xp.cuda.get_current_stream().synchronize if shard.backend == "cupy" else (lambda: None)
 
         def profile():
@@ -461,8 +463,6 @@ def _nccl_uid(client, placement):
 
 def choose_transport(PG, transport):
     """'nccl' for CuPy shards on distinct workers (one GPU each) when asked or by default; else 'dask'."""
-    from ..errors import InputError  # noqa: PLC0415
-
     if transport not in ("auto", "dask", "nccl"):
         raise InputError(f"transport={transport!r}: expected 'auto', 'dask' or 'nccl'")
     one_per_worker = len(set(PG.workers)) == PG.num_parts
@@ -512,6 +512,9 @@ def _install_handlers(client, placement):
 
 
 def _run_spmd(program, PG, schedule, *, on_step, max_supersteps, timeout, poll, transport, launch):
+    launch = launch or config.spmd_launch
+    if launch not in ("direct", "task"):
+        raise InputError(f"launch={launch!r}: expected 'direct' or 'task' (dgraph.config.spmd_launch)")
     t_begin = time.perf_counter()
     client = PG.client
     PG.ensure_shards()
@@ -522,12 +525,10 @@ def _run_spmd(program, PG, schedule, *, on_step, max_supersteps, timeout, poll, 
     uid = _nccl_uid(client, placement) if transport == "nccl" else None
     parts = [0] if program.replicated_result else list(range(PG.num_parts))
     args = (program, schedule, placement, run, max_supersteps, timeout, uid)
-    launch = launch or LAUNCH
-    if launch not in ("direct", "task"):
-        raise ExecutorError(f"DGRAPH_SPMD_LAUNCH={launch!r}: expected 'direct' or 'task'")
     go = _launch_direct if launch == "direct" else _launch_tasks
     feed = _Feed(client, placement[0], run, on_step, transport) if on_step is not None else None
-    fetch, summaries, t_submit = go(client, PG, parts, poll, *args, feed=feed)
+    settings = config.snapshot(changed=True)  # the workers run under the client's config
+    fetch, summaries, t_submit = go(client, PG, parts, poll, *args, feed=feed, settings=settings)
     records, phases = summaries[0]
     t_done = time.perf_counter()
     worst = {k: max(s[1][k] for s in summaries) for k in phases}
@@ -625,7 +626,7 @@ def _drop_everywhere(client, run):
 # -- direct launch: client -> worker RPC ------------------------------------------------------
 
 def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid,
-                   feed=None):
+                   feed=None, settings=None):
     import pickle  # noqa: PLC0415
 
     if not all(f.status == "finished" for f in PG.shards):
@@ -636,7 +637,7 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
     # Dask's own pickling: a program may hold local functions (EMV programs do)
     import cloudpickle  # noqa: PLC0415
 
-    job = cloudpickle.dumps((program, schedule, uid), protocol=5)
+    job = cloudpickle.dumps((program, schedule, uid, settings), protocol=5)
     common = dict(job=job, placement=placement, run=run, max_supersteps=max_supersteps, timeout=timeout,
                   live=feed is not None)
 
@@ -779,12 +780,12 @@ def _forget(client, addresses, run):
 # -- task launch: a Dask task per shard --------------------------------------------------------
 
 def _launch_tasks(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid,
-                  feed=None):
+                  feed=None, settings=None):
     from distributed import wait  # noqa: PLC0415
 
     p = PG.num_parts
     futures = [client.submit(_spmd_main, program, PG.shards[q], schedule, placement, run, max_supersteps,
-                             timeout, uid, feed is not None, key=f"{program.name}-spmd-p{q}-{run}",
+                             timeout, uid, feed is not None, settings, key=f"{program.name}-spmd-p{q}-{run}",
                              workers=[placement[q]],
                              allow_other_workers=False, pure=False, retries=0)
                for q in range(p)]

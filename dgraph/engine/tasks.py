@@ -30,6 +30,9 @@ workers left (:meth:`~dgraph.partition.partitioned.PartitionedGraph.ensure_shard
 and the run starts again from superstep 0, up to ``retries`` times (the
 supersteps already reported to ``on_step`` are not reported twice).  Then
 :class:`~dgraph.errors.WorkerLostError`, and the graph's next run rebuilds.
+
+The client's :mod:`dgraph.config` (the options it changed) goes with every task that calls the
+program, which runs under it on the worker (:meth:`~dgraph.config.Config.applied`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import uuid
 from collections import deque
 
 from .. import startup
+from ..config import config
 from ..errors import WorkerLostError
 from .faults import gather_or_lost, run_quietly, wait_or_lost
 from .program import StepContext
@@ -54,17 +58,25 @@ def _states():
     return box
 
 
-def _init(program, shard, token):
+def _init(program, shard, token, settings):
     """Keep the shard's state on its worker; -> the report before superstep 0 (no contribution yet)."""
     c0 = startup.seconds()
     if shard.backend == "numpy" and shard.n:
         startup.import_timed("dgraph.backend.cpu_kernels")  # numba, once a worker process: start-up
-    state = program.init(shard)
+    with config.applied(settings):
+        state = program.init(shard)
+        report = program.initial_report(shard, state)
     _states()[token, shard.part] = state
-    return {"report": program.initial_report(shard, state), "parts": None, "startup_s": startup.seconds() - c0}
+    return {"report": report, "parts": None, "startup_s": startup.seconds() - c0}
 
 
-def _step(program, shard, token, step, p, schedule, receive_only, mine, *received):
+def _step(program, shard, token, step, p, schedule, receive_only, settings, mine, *received):
+    """:func:`_step_under` under the client's config ``settings``."""
+    with config.applied(settings):
+        return _step_under(program, shard, token, step, p, schedule, receive_only, mine, *received)
+
+
+def _step_under(program, shard, token, step, p, schedule, receive_only, mine, *received):
     """Receive superstep ``step - 1`` (when there was one), then run superstep ``step`` (unless
     ``receive_only``: the run stops at max_supersteps).
 
@@ -120,17 +132,20 @@ def _report(out):
     return out["report"]
 
 
-def _final(program, shard, token):
-    return {"report": None, "parts": {shard.part: program.final_contribution(shard, _states()[token, shard.part])}}
+def _final(program, shard, token, settings):
+    with config.applied(settings):
+        part = program.final_contribution(shard, _states()[token, shard.part])
+    return {"report": None, "parts": {shard.part: part}}
 
 
-def _finish(program, shard, token, p, *outs):
+def _finish(program, shard, token, p, settings, *outs):
     state = _states().pop((token, shard.part))
     held = _merge(*outs)
     finals = [held[q] for q in range(p)]
-    if finals[shard.part] is not None:
-        program.final_receive(shard, state, finals)
-    return program.finish(shard, state)
+    with config.applied(settings):
+        if finals[shard.part] is not None:
+            program.final_receive(shard, state, finals)
+        return program.finish(shard, state)
 
 
 def _drop_state(shard, token, after):
@@ -173,6 +188,7 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
     token = uuid.uuid4().hex[:8]
     name = program.name
     shards, workers = list(PG.shards), list(PG.workers)
+    settings = config.snapshot(changed=True)  # the program runs under the client's config on the workers
 
     def gather(futures):
         """The futures' values; WorkerLostError as soon as a worker of the run is gone (no hang)."""
@@ -207,15 +223,15 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
 
     ok = False
     try:
-        outs = [submit(_init, program, shards[q], token, key=f"{name}-init-p{q}", q=q) for q in range(p)]
+        outs = [submit(_init, program, shards[q], token, settings, key=f"{name}-init-p{q}", q=q) for q in range(p)]
         received = [[] for _ in range(p)]
         records = []
         last_finish = time.time()
 
         def submit_step(step, receive_only=False):
             nonlocal outs, received
-            outs = [submit(_step, program, shards[q], token, step, p, schedule, receive_only, outs[q], *received[q],
-                           key=f"{name}-step-s{step}-p{q}", q=q) for q in range(p)]
+            outs = [submit(_step, program, shards[q], token, step, p, schedule, receive_only, settings, outs[q],
+                           *received[q], key=f"{name}-step-s{step}-p{q}", q=q) for q in range(p)]
             received = exchange(outs, f"s{step}")  # per shard: its own output or a merge holding it, then the rest
             return submit(_report, outs[0], key=f"{name}-report-s{step}", q=0)
 
@@ -256,10 +272,11 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             [rep] = gather([submit_step(step, receive_only=True)])
             if not rep.get("_skipped") and step > 0:
                 record(step - 1, rep)
-        finals = [submit(_final, program, shards[q], token, key=f"{name}-final-p{q}", q=q) for q in range(p)]
+        finals = [submit(_final, program, shards[q], token, settings, key=f"{name}-final-p{q}", q=q) for q in range(p)]
         parts = exchange(finals, "final")
         qs = [0] if program.replicated_result else list(range(p))
-        results = [submit(_finish, program, shards[q], token, p, *parts[q], key=f"{name}-finish-p{q}", q=q)
+        results = [submit(_finish, program, shards[q], token, p, settings, *parts[q], key=f"{name}-finish-p{q}",
+                          q=q)
                    for q in qs]
         from distributed import fire_and_forget  # noqa: PLC0415
 

@@ -6,7 +6,7 @@ Usage: python3 docs/bench-scripts/spmd-profile.py OUT.json --scale 26 [--partiti
 For each algorithm: the 1-GPU run (``dgraph.generate(..., backend="cupy")``, local executor, this
 process's GPU 0) and the P-GPU spmd run on shards built by ``generate_partitioned`` (one worker a
 GPU), medians of ``--repeat`` after a warm-up, answers compared.  Then one more P-GPU run with the
-workers' superstep profile on (``spmd.PROFILE``: each superstep split into kernel, exchange and
+workers' superstep profile on (``dgraph.config.profile_supersteps``: each superstep split into kernel, exchange and
 receive, every phase waited for), printed superstep by superstep beside the 1-GPU run's records.
 """
 import argparse
@@ -17,13 +17,6 @@ import time
 import numpy as np
 
 import dgraph
-
-
-def _set_profile(on):
-    from dgraph.engine import spmd
-
-    spmd.PROFILE = bool(on)
-    return on
 
 
 def _run(name, G, src, **kw):
@@ -104,9 +97,8 @@ def main():
             exact = name in ("bfs", "wcc", "cdlp", "sssp")
             same = all(np.array_equal(ref[c], to_numpy(many.raw(c))) if exact else
                        np.allclose(ref[c], to_numpy(many.raw(c)), rtol=1e-9, atol=1e-12) for c in ref)
-            client.run(_set_profile, True)
-            prof = _run(name, PG, src)
-            client.run(_set_profile, False)
+            with dgraph.config.override(profile_supersteps=True):  # shipped to the workers with the run
+                prof = _run(name, PG, src)
             fig = {"algorithm": name, "scale": args.scale, "partitions": args.partitions, "one_gpu_ms": one_s * 1e3,
                    "many_gpu_ms": many_s * 1e3, "speedup": one_s / many_s, "same": bool(same),
                    "phases_ms": {k: v * 1e3 for k, v in many.phases.items()}, "one_gpu_steps": one_steps,

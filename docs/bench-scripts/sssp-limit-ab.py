@@ -11,7 +11,6 @@ import time
 import cupy as cp
 
 import dgraph
-from dgraph.backend import gpu_sssp_steps
 from dgraph.bench.bfs import pick_source
 
 rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 10
@@ -25,8 +24,8 @@ for spec, kw, where, n in (("rmat", {"scale": 20}, "max-degree", rounds),
     for r in range(n + 1):
         for L in limits:
             limit, _, blocks = L.partition(":")
-            gpu_sssp_steps.EDGE_LIMIT = int(limit)
-            gpu_sssp_steps.BLOCKS_PER_SM = int(blocks or 1)
+            dgraph.config.sssp_steps_edge_limit = int(limit)
+            dgraph.config.sssp_steps_blocks_per_sm = int(blocks or 1)
             cp.cuda.Device().synchronize()
             t0 = time.perf_counter()
             res = dgraph.sssp(G, s)

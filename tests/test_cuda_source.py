@@ -1,0 +1,103 @@
+"""dgraph.cuda without a GPU: the shared CUDA text moved out of Python strings byte for byte,
+``source()`` resolving ``#include "..."``, the machinery in one place, no CuPy import."""
+
+import hashlib
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import dgraph
+from dgraph.cuda import COMMON, common, source
+from dgraph.errors import MissingFileError
+
+#: sha256 of each kernel module's assembled CUDA source as it was when common.cuh and
+#: gpu_kernels.cu were still Python strings in backend/gpu_kernels.py (commit a201d39).  The same
+#: text is the same program and the same CuPy cache key.  A change that edits CUDA on purpose
+#: (or moves a module's kernels into a .cu file) updates its line here.
+BEFORE = {
+    ("gpu_kernels", "COMMON"): "bb731ca7f6eb631b9060a224d687760c6005f47f9ae01e93920ef09e87cdbe38",
+    ("gpu_kernels", "_SOURCE"): "2b54cde2a38be44fab8407bc6309309610d3088d1c874627d2c7533d85d2d439",
+    ("gpu_sssp", "DEVICE"): "31e93ef0ac1a6b78a20c33ecfba19c1d39829996e7c2077b5069c8c2c7a31468",
+    ("gpu_sssp", "_SOURCE"): "1b3d13ce1842b6dbbfb4df6e1403077c626366df97d3aad06a67228af19b21da",
+    ("gpu_sssp_steps", "_SOURCE"): "46046620d7f4b51208b5f515df9da95408d0c363ec3500f1aabe4f01ade126fc",
+    ("gpu_levels", "_SOURCE"): "5c82aa43c368b90ca3ca07af873a8938e3e775f6e21c82bdd7cd79f04ec346c1",
+    ("gpu_frontier", "_SOURCE"): "d0ea4892bc8e2c0b403daea17f78e5135269c812b36e92faff9a6eb85c2bac04",
+    ("gpu_wcc", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
+    ("gpu_pagerank", "_SOURCE"): "f9ee385395f359d742603843b04672440bdce6eadb7f5f99112157df35645098",
+}
+
+HELPERS = ("warp_emit", "warp_offsets", "block_reserve", "block_sum", "block_add", "now_ns", "block_emit",
+           "slot_between", "frontier_slot", "block_frontier_slot_from", "block_frontier_slot", "block_slot",
+           "block_tally")
+
+
+def _sha(text):
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@pytest.mark.parametrize("module,name", list(BEFORE), ids=[f"{m}.{n}" for m, n in BEFORE])
+def test_assembled_sources_are_byte_for_byte_as_before(module, name):
+    text = COMMON if name == "COMMON" else getattr(importlib.import_module(f"dgraph.backend.{module}"), name)
+    assert _sha(text) == BEFORE[module, name]
+
+
+def test_common_cuh_is_a_file_with_every_helper():
+    path = Path(dgraph.__file__).parent / "cuda" / "common.cuh"
+    assert path.read_text() == common() == COMMON[1:]
+    for helper in HELPERS:
+        assert f" {helper}(" in common(), helper
+
+
+def test_gpu_kernels_cu_includes_common_once():
+    raw = (Path(dgraph.__file__).parent / "backend" / "gpu_kernels.cu").read_text()
+    assert '#include "common.cuh"' in raw and "block_reserve(bool" not in raw
+    text = source("dgraph.backend", "gpu_kernels.cu")
+    assert "#include" not in text and text.count("block_reserve(bool flag") == 1
+    kernels = {"push_lb_i32", "push_lb_i64", "pull_i32", "pull_i64", "block_starts", "seg_sum_i32", "seg_sum_i64",
+               "seg_fold", "seg_total"}
+    for k in kernels:
+        assert f"{k}(" in text, k
+
+
+def test_source_resolves_includes_in_the_package_then_dgraph_cuda(tmp_path, monkeypatch):
+    pkg = tmp_path / "h22_kernels"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "local.cuh").write_text("// local\n")
+    (pkg / "k.cu").write_text('#include "local.cuh"\n#include "common.cuh"\n  #include "local.cuh"\n'
+                              '#include <cooperative_groups.h>\n__global__ void k() {}\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    text = source("h22_kernels", "k.cu")
+    assert text == "// local\n" + common() + "#include <cooperative_groups.h>\n__global__ void k() {}\n"
+    with pytest.raises(MissingFileError, match="CUDA source 'nope.cu' is not in package 'h22_kernels'"):
+        source("h22_kernels", "nope.cu")
+    (pkg / "bad.cu").write_text('#include "missing.cuh"\n')
+    with pytest.raises(MissingFileError, match="'missing.cuh' is not in package 'dgraph.cuda'"):
+        source("h22_kernels", "bad.cu")
+
+
+def test_machinery_lives_in_dgraph_cuda_only():
+    """Moved, not copied: the compile cache and the helpers' text are defined once."""
+    root = Path(dgraph.__file__).parent
+    defining = {str(p.relative_to(root)) for p in root.rglob("*.py")
+                if any(f"\ndef {f}(" in p.read_text() for f in ("compiled", "cooperative_grid", "multiprocessors"))}
+    assert defining == {"cuda/compile.py"}
+    holding = [str(p.relative_to(root)) for p in root.rglob("*.py") if "block_reserve(bool flag" in p.read_text()]
+    assert holding == []
+    from dgraph.backend import gpu_kernels
+
+    assert not hasattr(gpu_kernels, "COMMON") and not hasattr(gpu_kernels, "_suffix")
+
+
+def test_no_cupy_import():
+    code = ("import sys, dgraph, dgraph.cuda, dgraph.backend.gpu_kernels, dgraph.backend.gpu_sssp_steps, "
+            "dgraph.backend.gpu_levels, dgraph.backend.gpu_wcc, dgraph.backend.gpu_frontier, "
+            "dgraph.backend.gpu_pagerank, dgraph.emv.device; print('cupy' in sys.modules)")
+    root = str(Path(dgraph.__file__).parents[1])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
