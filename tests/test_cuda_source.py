@@ -14,15 +14,16 @@ from dgraph.cuda import COMMON, common, source
 from dgraph.errors import MissingFileError
 
 #: sha256 of each kernel module's assembled CUDA source as it was when common.cuh and
-#: gpu_kernels.cu were still Python strings in backend/gpu_kernels.py (commit a201d39).  The same
+#: gpu_kernels.cu were still Python strings in backend/gpu_kernels.py (commit a201d39; SSSP's
+#: merge_dist added since, 28c1814).  The same
 #: text is the same program and the same CuPy cache key.  A change that edits CUDA on purpose
 #: (or moves a module's kernels into a .cu file) updates its line here.
 BEFORE = {
     ("gpu_kernels", "COMMON"): "bb731ca7f6eb631b9060a224d687760c6005f47f9ae01e93920ef09e87cdbe38",
     ("gpu_kernels", "_SOURCE"): "2b54cde2a38be44fab8407bc6309309610d3088d1c874627d2c7533d85d2d439",
-    ("gpu_sssp", "DEVICE"): "31e93ef0ac1a6b78a20c33ecfba19c1d39829996e7c2077b5069c8c2c7a31468",
-    ("gpu_sssp", "_SOURCE"): "1b3d13ce1842b6dbbfb4df6e1403077c626366df97d3aad06a67228af19b21da",
-    ("gpu_sssp_steps", "_SOURCE"): "46046620d7f4b51208b5f515df9da95408d0c363ec3500f1aabe4f01ade126fc",
+    ("gpu_sssp", "DEVICE"): "7137617b905b3a883047d4a1dcc9293a9c50776c3a18edc74996d9afd5552b16",
+    ("gpu_sssp", "_SOURCE"): "999d99f25cc29975ac54d20b30247214ed71c75fd363a753aa197b9ddb279c79",
+    ("gpu_sssp_steps", "_SOURCE"): "934f84b6791ff0c475545a07d7762fcdef2e4e5e3513b7553c91c1bf7ed55ddb",
     ("gpu_levels", "_SOURCE"): "5c82aa43c368b90ca3ca07af873a8938e3e775f6e21c82bdd7cd79f04ec346c1",
     ("gpu_frontier", "_SOURCE"): "d0ea4892bc8e2c0b403daea17f78e5135269c812b36e92faff9a6eb85c2bac04",
     ("gpu_wcc", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",

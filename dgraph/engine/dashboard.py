@@ -34,9 +34,13 @@ def run_key(name, part, run):
 def log_shard(worker, *, name, part, run, start, stop, status, supersteps=None):
     """Tell the scheduler that a shard's loop ran on ``worker`` from ``start`` to ``stop`` (Dask's
     wall clock, distributed.metrics.time); best effort, from any thread of the worker."""
+    msg = {"key": run_key(name, part, run), "part": part, "run": run, "worker": worker.address,
+           "start": start, "stop": stop, "status": status, "supersteps": supersteps}
     try:
-        worker.log_event(TOPIC, {"key": run_key(name, part, run), "part": part, "run": run, "worker": worker.address,
-                                 "start": start, "stop": stop, "status": status, "supersteps": supersteps})
+        # on the worker's event loop: log_event writes to its batched stream, whose wake-up is not
+        # thread-safe (from a loop thread the event could sit unsent until the stream's next write;
+        # the task-stream test waited 60 s for one under load)
+        worker.loop.add_callback(worker.log_event, TOPIC, msg)
     except Exception:  # noqa: BLE001 - the dashboard is not worth a failed run
         pass
 
