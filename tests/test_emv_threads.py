@@ -1,5 +1,5 @@
 """The threaded message combines (dgraph/emv/kernels.py: rows cut into edge-balanced blocks,
-:func:`~dgraph.backend.cpu_kernels.row_block`, dealt out to the threads): every row is combined by
+:func:`~dgraph.jit.row_block`, dealt out to the threads): every row is combined by
 one thread in buffer order, so the results are the bits of a serial loop whatever the thread count.
 
 The kernels take the thread count as an argument, so 1-4 "threads" (and their 8-32 blocks) are
@@ -13,7 +13,7 @@ import pytest
 from graphs import corpus, partition_targets
 
 import dgraph
-from dgraph.backend.cpu_kernels import row_block
+from dgraph.jit import row_block
 from dgraph.emv import examples as ex
 from dgraph.emv import fuse, kernels
 from dgraph.emv.frame import parse_combiner

@@ -60,9 +60,9 @@ SKIP_BELOW = 4
 
 def _threads(shard):
     """The threads the numba kernels run a numpy shard's rows on."""
-    from ..backend import cpu_kernels  # noqa: PLC0415
+    from ..jit import num_threads  # noqa: PLC0415
 
-    return cpu_kernels.num_threads() if shard.num_arcs >= PAR_MIN_ARCS else 1
+    return num_threads() if shard.num_arcs >= PAR_MIN_ARCS else 1
 
 
 def _run_max(xp, run_rows, counts, num_rows):

@@ -237,7 +237,8 @@ class SSSP(Program):
             return self._gpu_run_steps(shard, st, limit)
         if not st.fused or not shard.whole:
             return None
-        from ..backend import cpu_kernels, cpu_sssp  # noqa: PLC0415
+        from ..backend import cpu_sssp  # noqa: PLC0415
+        from ..jit import num_threads  # noqa: PLC0415
 
         n = shard.n
         if st.bd is None:  # scratch, once per run (bd: the frontier's distance snapshot here)
@@ -254,7 +255,7 @@ class SSSP(Program):
         pile = np.ascontiguousarray(st.pile, dtype=shard.indices.dtype)  # read, then reused for the result
         npile = len(pile)
         w, weighted = _kernel_weights(shard)
-        T = cpu_kernels.num_threads() if shard.num_arcs >= PAR_MIN_ARCS else 1
+        T = num_threads() if shard.num_arcs >= PAR_MIN_ARCS else 1
         par = (np.empty(n + 1, np.int64), np.empty((T, n), np.float64), np.empty((T, n), np.int64),
                np.zeros((T, n), bool), np.empty((T, n), shard.indices.dtype), np.zeros(T, np.int64))
         out = []

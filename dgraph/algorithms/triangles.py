@@ -139,11 +139,12 @@ class TriangleProgram(Program):
 
         if not st.get("fast") or ctx.step != 0 or limit < 3:
             return None
-        from ..backend import cpu_kernels, cpu_triangles  # noqa: PLC0415
+        from ..backend import cpu_triangles  # noqa: PLC0415
+        from ..jit import num_threads  # noqa: PLC0415
 
         t0 = time.perf_counter()
         tri, deg, arcs, oriented, checks = cpu_triangles.undirected_counts(shard.indptr, shard.indices,
-                                                                          cpu_kernels.num_threads())
+                                                                          num_threads())
         st.clear()
         st.update({"tri": tri, "degree": deg, "mult": None})
         if self.lcc:  # the values too, over the threads (finish's numpy steps, the same bits)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cpu_kernels import _jit
+from ..jit import jit as _jit
 
 
 @_jit

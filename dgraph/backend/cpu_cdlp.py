@@ -27,7 +27,9 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .cpu_kernels import _inline, _pjit, row_block
+from ..jit import inline as _inline
+from ..jit import pjit as _pjit
+from ..jit import row_block
 
 
 _SMALL = 8  # rows with at most this many neighbors sort them (insertion sort); larger ones count in a hash table

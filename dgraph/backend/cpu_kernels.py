@@ -17,29 +17,11 @@ Local row ``r`` is global vertex ``rows[r]``, or ``row_base + r`` when
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba import prange
 
-from ..startup import numba_kernel
-
-
-def _jit(fn, parallel=False):
-    """Compile with numba on first call (importing dgraph compiles nothing, and a call loads only the
-    kernels it runs); ``parallel=True`` lets ``prange`` loops run over the CPU's threads.  The
-    compilation or cache load is start-up time (:mod:`dgraph.startup`), not the caller's."""
-    compiled = None
-
-    def call(*args):
-        nonlocal compiled
-        if compiled is None:
-            compiled = numba_kernel(fn, nogil=True, parallel=parallel)
-        return compiled(*args)
-
-    call.__name__ = fn.__name__
-    call.__doc__ = fn.__doc__
-    call.py_func = fn
-    return call
+from ..jit import jit as _jit
+from ..jit import pjit as _pjit
 
 
 @_jit
@@ -127,35 +109,6 @@ def warm_up():
                    np.empty(2, vdt), deg)
         visit_pull(indptr, indices, np.array([True, False]), 0, none, labels.copy(), parents.copy(), 1,
                    np.empty(2, vdt), deg)
-
-
-def _pjit(fn):
-    """:func:`_jit` with ``parallel=True``."""
-    return _jit(fn, parallel=True)
-
-
-#: a small kernel the compiled loops call (numba compiles it into each caller; callable from Python too)
-_inline = numba.njit(inline="always", cache=True)
-
-
-@_inline
-def row_block(indptr, b, B):
-    """Rows ``[r0, r1)`` of block ``b`` of ``B``: contiguous blocks with about ``1/B`` of the edges each
-    (``indptr[0]`` on), covering every row; how the threaded row kernels split their rows (a block is
-    one thread's, so each row is still computed by one thread in its own order: the serial bits)."""
-    n = indptr.shape[0] - 1
-    if n <= 0:
-        return 0, 0
-    lo = indptr[0]
-    arcs = indptr[n] - lo
-    r0 = 0 if b == 0 else np.searchsorted(indptr, lo + arcs * b // B)
-    r1 = n if b == B - 1 else np.searchsorted(indptr, lo + arcs * (b + 1) // B)
-    return r0, r1
-
-
-def num_threads():
-    """The number of threads numba's ``prange`` loops run on."""
-    return int(numba.get_num_threads())
 
 
 @_pjit

@@ -32,7 +32,9 @@ import numpy as np
 import numba
 from numba import prange
 
-from .cpu_kernels import _inline, _jit, _pjit
+from ..jit import inline as _inline
+from ..jit import jit as _jit
+from ..jit import pjit as _pjit
 
 
 @_jit

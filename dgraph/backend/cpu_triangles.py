@@ -11,7 +11,7 @@ Same checks, same hits, so the same integer counts, bit for bit.
 
 from __future__ import annotations
 
-from .cpu_kernels import _jit
+from ..jit import jit as _jit
 
 
 @_jit
@@ -62,7 +62,7 @@ def count_rows(pindptr, pnbr, gindptr, gnbr, gmult, stamp, tri, two):
 from numba import prange  # noqa: E402
 import numpy as np  # noqa: E402
 
-from .cpu_kernels import _pjit  # noqa: E402
+from ..jit import pjit as _pjit  # noqa: E402
 
 
 @_pjit

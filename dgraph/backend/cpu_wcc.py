@@ -12,7 +12,8 @@ entry, so a root is the minimum of its tree.
 
 from __future__ import annotations
 
-from .cpu_kernels import _inline, _jit
+from ..jit import inline as _inline
+from ..jit import jit as _jit
 
 
 @_inline

@@ -531,11 +531,11 @@ def merge(parts, dist, hops, scratch):
         scratch.counters[3:4].fill(0)  # the tie list: relax_hops consumed the relaxation's
         for v, d, h in parts:
             if len(v):
-                kernel("merge_dist_" + _suffix(vdt))(
+                kernel("merge_dist_" + dtype_suffix(vdt))(
                     _grid(len(v)), (BLOCK,),
                     (v.astype(vdt, copy=False), d, h, cp.int64(len(v)), dist, hops, scratch.seen, scratch.out,
                      scratch.tv, scratch.th, scratch.tb, scratch.counters))
-        kernel("relax_hops_" + _suffix(vdt))(
+        kernel("relax_hops_" + dtype_suffix(vdt))(
             _grid(k), (BLOCK,), (scratch.tv, scratch.th, scratch.tb, dist, hops, scratch.seen, scratch.out,
                                  scratch.counters))
         scratch.counters_clean = False

@@ -26,7 +26,10 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..backend.cpu_kernels import _inline, _jit, _pjit, num_threads, row_block
+from ..jit import inline as _inline
+from ..jit import jit as _jit
+from ..jit import num_threads, row_block
+from ..jit import pjit as _pjit
 
 OPS = {"sum": 0, "min": 1, "max": 2}
 
@@ -53,7 +56,7 @@ def _head_major_cpu(cindices, hptr, rid):
 
 
 #: the threaded combines cut their rows into this many blocks per thread (about equal edges each,
-#: :func:`~dgraph.backend.cpu_kernels.row_block`), thread w taking blocks w, w + T, ...: rows the tail
+#: :func:`~dgraph.jit.row_block`), thread w taking blocks w, w + T, ...: rows the tail
 #: mask skips cost nothing, and where they lie together (a BFS's reached region) one block a thread
 #: left one thread idle (rmat20 with the first half of the tails masked: 48 -> 17 ms in one run, 83 vs
 #: 81 ms in a second one under load)
