@@ -1,26 +1,42 @@
 """The ``tasks`` executor: every superstep is a Dask task graph.
 
-Per superstep, one step task per shard (``bfs-step-s7-p3``): it merges what
-every shard contributed in the previous superstep (the receive of superstep
-6, producing its report) and runs this superstep's frontier kernels (the
-advance of superstep 7), returning its report and its contribution.  Between
-the step tasks of two supersteps sit the exchange tasks of the schedule: a
-merge task per receiver for every round but the last
-(``bfs-merge-s7-r0-p3``), and a select task on a sender only when it
-forwards part of what it holds (``bfs-send-s7-r0-p3to1``).  At p = 2, or with
-all-to-all, a superstep is one task level: one scheduler round trip, the
-floor of this executor.  All of it is visible in the dashboard, grouped by
-name (``bfs-step``, ``bfs-merge``, ...; Dask's key_split, which drops any
-8-letter word that starts like a hex token: "exchange" grouped as a bare
-"bfs").
+Per superstep s, one task per shard, ``bfs-superstep-s7-p3-<run>`` (superstep
+7 on partition 3): it receives what every shard contributed in superstep
+s - 1 (the merge and ``receive`` of superstep 6, which gives the report that
+superstep 7 runs with) and runs superstep s's frontier kernels (the advance
+of superstep 7), returning its contribution.  It depends on its own shard's
+task of superstep s - 1 and on what the exchange schedule brings it.
+Between the tasks of two supersteps sit the exchange tasks of the schedule,
+only where a schedule needs them: a merge task per receiver for every round
+but the last (``bfs-merge-s7-r0-p3``), and a select task on a sender that
+forwards part of what it holds (``bfs-send-s7-r0-p3to1``).  At p = 2, and
+with all-to-all or a butterfly of fanout >= p - 1, a superstep is one task
+level: the contributions go from worker to worker as Dask dependencies (a
+direct fetch between the workers), and the scheduler sees one round trip a
+superstep, the floor of this executor.  The dashboard groups the keys by
+name (``bfs-superstep``, ``bfs-merge``, ...: Dask's key_split, which drops
+any 8-letter word that starts like a hex token, the run's id among them).
 
-A shard's state never leaves its worker: the first task of a run (``init``)
-keeps it in the worker's memory under the run's token, every later task of
+A shard's state never leaves its worker: the run's first task (``init``)
+keeps it in the worker's memory under the run's id, every later task of
 that shard (pinned to the same worker) reads and updates it there, and the
-``finish`` task removes it.  Only reports and contributions travel.  Every
-shard computes the same report; the client fetches shard 0's through a tiny
-task.  Several supersteps are submitted per round trip (``lookahead``): a
-step that finds the program already converged does nothing.
+``finish`` task removes it.  Only contributions travel.
+
+The client never waits inside the loop for a superstep it could submit: it
+keeps ``2 * lookahead`` supersteps submitted ahead of the last report it
+has read, ``lookahead`` supersteps a graph (one ``update-graph`` message to
+the scheduler), and the reports come to it without a request: shard 0's
+task publishes its report as a Dask event (``Worker.log_event``, topic
+``dgraph-superstep``) that the scheduler forwards to the subscribed client.
+So ``on_step`` (and the progress bar) sees each superstep as it finishes.
+A task submitted ahead that finds the program converged does nothing, and
+the ones not yet started are released when the run ends.
+
+Small shards run their superstep tasks on the worker's event loop (an
+``async`` task: no hand-off to the worker's thread and back, about a
+millisecond on a loaded 2-core box); shards of more than ``INLINE_ARCS``
+arcs run in the worker's thread, so the worker keeps serving its peers
+while a kernel runs.
 
 A lost worker costs a retry, not the run.  Dask cannot redo a superstep on
 its own (a shard's state lives on its worker), so every wait also watches
@@ -34,56 +50,97 @@ supersteps already reported to ``on_step`` are not reported twice).  Then
 
 from __future__ import annotations
 
+import pickle
+import queue
+import threading
 import time
 import uuid
-from collections import deque
+import weakref
 
 from ..errors import WorkerLostError
-from .faults import gather_or_lost, run_quietly, wait_or_lost
+from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, wait_or_lost, worker_lost
 from .program import StepContext
 
+#: the Dask event topic that carries the supersteps' reports to the client
+TOPIC = "dgraph-superstep"
+#: shards of at most this many arcs run their supersteps on the worker's event loop
+INLINE_ARCS = 1 << 16
 
-def _states():
-    from distributed import get_worker  # noqa: PLC0415
 
-    w = get_worker()
-    box = getattr(w, "_dgraph_task_states", None)
+# -- on the workers ---------------------------------------------------------------------------------
+
+class _Held:
+    """What a shard's tasks keep on its worker for one run."""
+
+    __slots__ = ("program", "schedule", "shard", "state", "p")
+
+    def __init__(self, program, schedule, shard, state, p):
+        self.program, self.schedule, self.shard, self.state, self.p = program, schedule, shard, state, p
+
+
+def _box(worker=None):
+    if worker is None:
+        from distributed import get_worker  # noqa: PLC0415
+
+        worker = get_worker()
+    box = getattr(worker, "_dgraph_task_states", None)
     if box is None:
-        box = w._dgraph_task_states = {}
+        box = worker._dgraph_task_states = {}
     return box
 
 
-def _init(program, shard, token):
+def _init(program, schedule, shard, token, p):
     """Keep the shard's state on its worker; -> the report before superstep 0 (no contribution yet)."""
     state = program.init(shard)
-    _states()[token, shard.part] = state
+    _box()[token, shard.part] = _Held(program, schedule, shard, state, p)
     return {"report": program.initial_report(shard, state), "parts": None}
 
 
-def _step(program, shard, token, step, p, schedule, receive_only, mine, *received):
+async def _step(token, part, step, receive_only, mine, *received):
     """Receive superstep ``step - 1`` (when there was one), then run superstep ``step`` (unless
-    ``receive_only``: the run stops at max_supersteps).
+    ``receive_only``: the run stops at max_supersteps).  Shard 0 publishes the report.
 
     -> {"report": the report the superstep ran with (after the receive), "parts": {part: contribution}};
-    parts is None once the program has converged (later steps then do nothing)."""
+    parts is None once the program has converged (later steps then do nothing).
+
+    An ``async`` task: it starts on the worker's event loop, and runs the superstep there for a
+    shard of at most INLINE_ARCS arcs, else in the worker's thread pool."""
+    import asyncio  # noqa: PLC0415
+
+    from distributed import get_worker  # noqa: PLC0415
+
+    worker = get_worker()
+    held = None if mine["parts"] is None and step > 0 else _box(worker)[token, part]
+    if held is not None and held.shard.num_arcs > INLINE_ARCS:
+        loop = asyncio.get_running_loop()
+        out = await loop.run_in_executor(worker.executors["default"], _step_body, held, part, step, receive_only,
+                                         mine, received)
+    else:
+        out = _step_body(held, part, step, receive_only, mine, received)
+    if part == 0:  # the report to the client, without a request (a Dask event)
+        worker.log_event(TOPIC, {"run": token, "step": step, "report": pickle.dumps(out["report"])})
+    return out
+
+
+def _step_body(held, part, step, receive_only, mine, received):
     report = mine["report"]
-    if mine["parts"] is None and step > 0:  # converged before: nothing to do (the state may be gone)
+    if held is None:  # converged before: nothing to do (the state may be gone)
         return {"report": dict(report, _skipped=True), "parts": None}
-    state = _states()[token, shard.part]
+    program, shard, state, p = held.program, held.shard, held.state, held.p
     if mine["parts"] is not None:  # superstep step-1 ran: merge every shard's contribution
-        held = _merge(mine, *received)
-        contributions = [held[q] for q in range(p)]
+        parts = _merge(mine, *received)
+        contributions = [parts[q] for q in range(p)]
         from ..exchange import bytes_moved  # noqa: PLC0415
 
         report = program.receive(shard, state, contributions, StepContext(step - 1, report, p))
-        report["bytes_exchanged"] = bytes_moved(schedule, [c.nbytes() for c in contributions])
+        report["bytes_exchanged"] = bytes_moved(held.schedule, [c.nbytes() for c in contributions])
         report["_finished_at"] = time.time()
     if receive_only or program.converged(report, step):
         return {"report": report, "parts": None}
-    return {"report": report, "parts": {shard.part: program.superstep(shard, state, StepContext(step, report, p))}}
+    return {"report": report, "parts": {part: program.superstep(shard, state, StepContext(step, report, p))}}
 
 
-def _select(held, origins):
+async def _select(held, origins):
     """The part of what a sender holds that one transfer forwards.
 
     ``parts`` is None after the program converged (a step submitted ahead of the convergence
@@ -99,7 +156,7 @@ def _merge(*outs):
     return merged
 
 
-def _merge_task(*outs):
+async def _merge_task(*outs):
     """A round's merge on a receiver; None (converged, nothing sent) stays None for the next round's
     selects (issue 21, item 13: a forwarding select of a converged step raised KeyError)."""
     if all(out["parts"] is None for out in outs):
@@ -107,25 +164,22 @@ def _merge_task(*outs):
     return {"report": None, "parts": _merge(*outs)}
 
 
-def _report(out):
-    return out["report"]
+def _final(token, part):
+    held = _box()[token, part]
+    return {"report": None, "parts": {part: held.program.final_contribution(held.shard, held.state)}}
 
 
-def _final(program, shard, token):
-    return {"report": None, "parts": {shard.part: program.final_contribution(shard, _states()[token, shard.part])}}
+def _finish(token, part, *outs):
+    held = _box().pop((token, part))
+    parts = _merge(*outs)
+    finals = [parts[q] for q in range(held.p)]
+    if finals[part] is not None:
+        held.program.final_receive(held.shard, held.state, finals)
+    return held.program.finish(held.shard, held.state)
 
 
-def _finish(program, shard, token, p, *outs):
-    state = _states().pop((token, shard.part))
-    held = _merge(*outs)
-    finals = [held[q] for q in range(p)]
-    if finals[shard.part] is not None:
-        program.final_receive(shard, state, finals)
-    return program.finish(shard, state)
-
-
-def _drop_state(shard, token, after):
-    _states().pop((token, shard.part), None)
+def _drop_state(token, part, after):
+    _box().pop((token, part), None)
 
 
 def _forget(dask_worker, token):
@@ -134,12 +188,88 @@ def _forget(dask_worker, token):
         del box[key]
 
 
-def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=8, retries=2):
+# -- on the client ----------------------------------------------------------------------------------
+
+class _Inbox:
+    """The reports of one run, as the scheduler forwards them (the client's event-loop thread puts,
+    the run's thread takes)."""
+
+    def __init__(self):
+        self.queue = queue.Queue()
+        self.reports = {}
+
+    def event(self, msg):
+        self.queue.put((msg["step"], msg["report"]))
+
+
+class _Dispatch:
+    """One subscription to the report topic per client; routes each event to its run's inbox."""
+
+    def __init__(self):
+        self.inboxes = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, event):
+        _, msg = event
+        with self.lock:
+            inbox = self.inboxes.get(msg.get("run"))
+        if inbox is not None:
+            inbox.event(msg)
+
+
+_DISPATCH = weakref.WeakKeyDictionary()
+_DISPATCH_LOCK = threading.Lock()
+
+
+def _open_inbox(client, token):
+    with _DISPATCH_LOCK:
+        dispatch = _DISPATCH.get(client)
+        if dispatch is None:
+            dispatch = _DISPATCH[client] = _Dispatch()
+            # sent before any graph of the run on the same ordered stream: no event is missed
+            client.subscribe_topic(TOPIC, dispatch)
+    inbox = _Inbox()
+    with dispatch.lock:
+        dispatch.inboxes[token] = inbox
+    return inbox
+
+
+def _close_inbox(client, token):
+    dispatch = _DISPATCH.get(client)
+    if dispatch is not None:
+        with dispatch.lock:
+            dispatch.inboxes.pop(token, None)
+
+
+class _Graph:
+    """Tasks pinned to the run's workers, sent to the scheduler as one graph."""
+
+    def __init__(self, workers, tag):
+        self.workers, self.tag = workers, tag
+        self.tasks = [{} for _ in workers]
+
+    def add(self, q, key, fn, *args):
+        from dask._task_spec import Task, TaskRef  # noqa: PLC0415
+
+        self.tasks[q][key] = Task(key, fn, *args)
+        return TaskRef(key)
+
+    def submit(self, client, refs):
+        """Send the graph; -> futures of ``refs`` (the keys a later graph or the client reads)."""
+        from dask.highlevelgraph import HighLevelGraph, MaterializedLayer  # noqa: PLC0415
+
+        layers = {f"{self.tag}-w{q}": MaterializedLayer(tasks, annotations={"workers": [self.workers[q]]})
+                  for q, tasks in enumerate(self.tasks) if tasks}
+        graph = HighLevelGraph(layers, {name: set(layers) - {name} for name in layers})
+        return client.get(graph, [r.key for r in refs], sync=False) if refs else []
+
+
+def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=4, retries=2):
     """Run ``program`` over ``PG``'s shards as Dask tasks; -> (result futures, stats records).
 
-    A worker lost during the run costs a retry from superstep 0 on rebuilt
-    shards, at most ``retries`` times; then WorkerLostError (see the module
-    docstring)."""
+    ``lookahead``: supersteps a graph, two graphs ahead of the last report read.  A worker lost
+    during the run costs a retry from superstep 0 on rebuilt shards, at most ``retries`` times;
+    then WorkerLostError (see the module docstring)."""
     reported = [0]  # supersteps passed to on_step so far, over every attempt
 
     def on_record(rec):
@@ -151,7 +281,7 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
     for attempt in range(retries + 1):
         PG.ensure_shards(check=attempt > 0 or None)
         try:
-            return _run_once(program, PG, schedule, on_record, max_supersteps, lookahead)
+            return _run_once(program, PG, schedule, on_record, max_supersteps, max(1, int(lookahead)))
         except WorkerLostError:
             PG.suspect_loss()
             if attempt == retries:
@@ -164,18 +294,10 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
     token = uuid.uuid4().hex[:8]
     name = program.name
     shards, workers = list(PG.shards), list(PG.workers)
+    what = f"the {name} run"
 
-    def gather(futures):
-        """The futures' values; WorkerLostError as soon as a worker of the run is gone (no hang)."""
-        wait_or_lost(client, futures, workers, f"the {name} run")
-        return gather_or_lost(client, futures, workers, f"the {name} run")
-
-    def submit(fn, *args, key, q):
-        return client.submit(fn, *args, key=f"{key}-{token}", workers=[workers[q]], allow_other_workers=False,
-                             pure=False, retries=0)
-
-    def exchange(own, tag):
-        """The schedule as tasks; -> per partition, the futures its consumer merges (its own first)."""
+    def exchange(g, own, tag):
+        """The schedule as tasks of ``g``; -> per partition, the refs its consumer merges (its own first)."""
         held = list(own)
         holds = [{q} for q in range(p)]
         parts = [[own[q]] for q in range(p)]
@@ -183,8 +305,8 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             incoming = {dst: [] for dst in range(p)}
             for t in rnd:
                 whole = set(t.origins) == holds[t.src]
-                incoming[t.dst].append(held[t.src] if whole else submit(
-                    _select, held[t.src], t.origins, key=f"{name}-send-{tag}-r{k}-p{t.src}to{t.dst}", q=t.src))
+                incoming[t.dst].append(held[t.src] if whole else g.add(
+                    t.src, f"{name}-send-{tag}-r{k}-p{t.src}to{t.dst}-{token}", _select, held[t.src], list(t.origins)))
             for t in rnd:
                 holds[t.dst] |= set(t.origins)
             last = k == len(schedule.rounds) - 1
@@ -192,23 +314,33 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
                 if incoming[q]:
                     parts[q] = [held[q], *incoming[q]]
                     if not last:
-                        held[q] = submit(_merge_task, *parts[q], key=f"{name}-merge-{tag}-r{k}-p{q}", q=q)
+                        held[q] = g.add(q, f"{name}-merge-{tag}-r{k}-p{q}-{token}", _merge_task, *parts[q])
                         parts[q] = [held[q]]
         return parts
 
+    inbox = _open_inbox(client, token)
     ok = False
     try:
-        outs = [submit(_init, program, shards[q], token, key=f"{name}-init-p{q}", q=q) for q in range(p)]
+        g = _Graph(workers, f"{name}-init-{token}")
+        outs = [g.add(q, f"{name}-init-p{q}-{token}", _init, program, schedule, shards[q], token, p) for q in range(p)]
         received = [[] for _ in range(p)]
+        pending = g  # the graph being filled (sent with the first batch of supersteps)
+        held = []    # futures of the last graph's outputs (what the next graph reads)
         records = []
         last_finish = time.time()
 
-        def submit_step(step, receive_only=False):
+        def add_steps(g, first, count, receive_only=False):
             nonlocal outs, received
-            outs = [submit(_step, program, shards[q], token, step, p, schedule, receive_only, outs[q], *received[q],
-                           key=f"{name}-step-s{step}-p{q}", q=q) for q in range(p)]
-            received = exchange(outs, f"s{step}")  # per shard: its own output or a merge holding it, then the rest
-            return submit(_report, outs[0], key=f"{name}-report-s{step}", q=0)
+            for step in range(first, first + count):
+                outs = [g.add(q, f"{name}-superstep-s{step}-p{q}-{token}", _step, token, q, step, receive_only,
+                              outs[q], *received[q]) for q in range(p)]
+                received = exchange(g, outs, f"s{step}")  # per shard: its own output (or a merge holding it), the rest
+
+        def send(g):
+            nonlocal held
+            refs = list(outs) + [r for rs in received for r in rs]
+            # the previous graph's futures go: this graph's hold what they held
+            held = g.submit(client, list({r.key: r for r in refs}.values()))
 
         def record(superstep, rep):
             nonlocal last_finish
@@ -219,49 +351,73 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             if on_step is not None:
                 on_step(rec)
 
-        step = 0
+        def next_report(step):
+            """The report of step task ``step``: from the inbox; WorkerLostError as soon as a worker of
+            the run is gone, the task's own error when one failed."""
+            while step not in inbox.reports:
+                try:
+                    a, b = inbox.queue.get(timeout=CHECK_EVERY_S)
+                except queue.Empty:  # a while without a report: a worker lost, or a task failed?
+                    lost = lost_workers(client, workers)
+                    if lost:
+                        raise worker_lost(lost, workers, what) from None
+                    failed = [f for f in held if f.status in ("error", "cancelled", "lost")]
+                    if failed:
+                        gather_or_lost(client, failed[:1], workers, what)  # the task's own error
+                        raise worker_lost(lost_workers(client, workers) or workers, workers, what)
+                    continue
+                inbox.reports[a] = pickle.loads(b)
+            return inbox.reports.pop(step)
+
+        submitted = 0  # step tasks submitted
+        step = 0       # the next step task whose report is read
         done = False
-        in_flight = deque()  # (first step, report futures): two batches ahead of the one being read
         while not done:
-            while len(in_flight) < 2 and (max_supersteps is None or step < max_supersteps):
-                first, batch = step, []
-                while len(batch) < lookahead and (max_supersteps is None or step < max_supersteps):
-                    batch.append(submit_step(step))
-                    step += 1
-                in_flight.append((first, batch))
-            if not in_flight:
+            while submitted - step < 2 * lookahead and (max_supersteps is None or submitted < max_supersteps):
+                count = lookahead if max_supersteps is None else min(lookahead, max_supersteps - submitted)
+                g = pending or _Graph(workers, f"{name}-s{submitted}-{token}")
+                pending = None
+                add_steps(g, submitted, count)
+                send(g)
+                submitted += count
+            if step == submitted:  # max_supersteps reached
                 break
-            first, batch = in_flight.popleft()
-            # the report of step task s is superstep s-1's, received at the start of step s
-            for s, rep in zip(range(first, first + len(batch)), gather(batch)):
-                if rep.get("_skipped"):
-                    done = True
-                    break
-                if s > 0:
-                    record(s - 1, rep)
-                if program.converged(rep, s):
-                    done = True
-                    break
-        if not done:  # stopped at max_supersteps: receive the last superstep that ran
-            [rep] = gather([submit_step(step, receive_only=True)])
-            if not rep.get("_skipped") and step > 0:
+            rep = next_report(step)
+            if rep.get("_skipped"):
+                done = True
+                break
+            if step > 0:
                 record(step - 1, rep)
-        finals = [submit(_final, program, shards[q], token, key=f"{name}-final-p{q}", q=q) for q in range(p)]
-        parts = exchange(finals, "final")
+            done = program.converged(rep, step)
+            step += 1
+        if not done:  # stopped at max_supersteps: receive the last superstep that ran
+            g = pending or _Graph(workers, f"{name}-s{submitted}-{token}")
+            pending = None
+            add_steps(g, submitted, 1, receive_only=True)
+            send(g)
+            rep = next_report(submitted)
+            if not rep.get("_skipped") and submitted > 0:
+                record(submitted - 1, rep)
+        g = _Graph(workers, f"{name}-final-{token}")
+        finals = [g.add(q, f"{name}-final-p{q}-{token}", _final, token, q) for q in range(p)]
+        parts = exchange(g, finals, "final")
         qs = [0] if program.replicated_result else list(range(p))
-        results = [submit(_finish, program, shards[q], token, p, *parts[q], key=f"{name}-finish-p{q}", q=q)
-                   for q in qs]
+        results = [g.add(q, f"{name}-finish-p{q}-{token}", _finish, token, q, *parts[q]) for q in qs]
+        drops = [g.add(q, f"{name}-drop-p{q}-{token}", _drop_state, token, q, finals[q]) for q in range(p)
+                 if q not in qs]  # shards whose result is not needed: their state goes
+        futures = g.submit(client, results + drops)
+        held = []  # steps submitted ahead and not started are released
+        results = futures[:len(results)]
         from distributed import fire_and_forget  # noqa: PLC0415
 
-        for q in range(p):
-            if q not in qs:  # shards whose result is not needed: drop their state
-                fire_and_forget(submit(_drop_state, shards[q], token, finals[q], key=f"{name}-drop-p{q}", q=q))
-        wait_or_lost(client, results, workers, f"the {name} run")  # they stay on the workers until read
+        fire_and_forget(futures[len(results):])  # the drops run to the end without the client
+        wait_or_lost(client, results, workers, what)  # the results stay on the workers until read
         for f in results:
             if f.status != "finished":
-                gather([f])  # raises the task's own error
+                gather_or_lost(client, [f], workers, what)  # raises the task's own error
         ok = True
     finally:
+        _close_inbox(client, token)
         if not ok:  # drop every shard's state of this run (in the background: a worker may be dead)
             run_quietly(client, _forget, token=token)
     return results, records
