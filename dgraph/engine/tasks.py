@@ -17,10 +17,16 @@ superstep, the floor of this executor.  The dashboard groups the keys by
 name (``bfs-superstep``, ``bfs-merge``, ...: Dask's key_split, which drops
 any 8-letter word that starts like a hex token, the run's id among them).
 
-A shard's state never leaves its worker: the run's first task (``init``)
-keeps it in the worker's memory under the run's id, every later task of
-that shard (pinned to the same worker) reads and updates it there, and the
-``finish`` task removes it.  Only contributions travel.
+A shard's state never leaves its worker: superstep task 0 makes it and
+keeps it in the worker's memory under the run's id; every later task of
+that shard (pinned to the same worker) reads and updates it there.  The
+task that finds the program converged (or the run at ``max_supersteps``)
+sends the final contributions (parents to reconcile, ...) instead of a
+superstep's, through the same exchange, and the next one merges them,
+finishes the shard, removes its state and returns its result columns,
+which stay on the worker until read (``bfs-result-p3-<run>`` then picks
+them out there).  The run needs no task of its own to start or end, and
+the client no round trip to submit them.  Only contributions travel.
 
 The client never waits inside the loop for a superstep it could submit: it
 keeps ``2 * lookahead`` supersteps submitted ahead of the last report it
@@ -29,8 +35,8 @@ the scheduler), and the reports come to it without a request: shard 0's
 task publishes its report as a Dask event (``Worker.log_event``, topic
 ``dgraph-superstep``) that the scheduler forwards to the subscribed client.
 So ``on_step`` (and the progress bar) sees each superstep as it finishes.
-A task submitted ahead that finds the program converged does nothing, and
-the ones not yet started are released when the run ends.
+A task submitted ahead that finds the shard finished does nothing, and the
+ones not yet started are released when the run ends.
 
 Small shards run their superstep tasks on the worker's event loop (an
 ``async`` task: no hand-off to the worker's thread and back, about a
@@ -89,64 +95,86 @@ def _box(worker=None):
     return box
 
 
-def _init(program, schedule, shard, token, p):
-    """Keep the shard's state on its worker; -> the report before superstep 0 (no contribution yet)."""
-    state = program.init(shard)
-    _box()[token, shard.part] = _Held(program, schedule, shard, state, p)
-    return {"report": program.initial_report(shard, state), "parts": None}
+#: what a superstep task did, in its output's "kind": ran a superstep ("step"); found the program
+#: converged (or the run at max_supersteps) and sent the final contributions ("final"); merged
+#: those and finished the shard ("done": "result" holds its columns); nothing, after "done" ("skip")
+KINDS = ("step", "final", "done", "skip")
+
+
+async def _first(program, schedule, p, token, part, receive_only, shard):
+    """Superstep task 0 of shard ``part``: make the shard's state (kept on the worker under the run's
+    token), then as :func:`_step` (nothing to receive yet)."""
+    from distributed import get_worker  # noqa: PLC0415
+
+    return await _run(get_worker(), shard.num_arcs, token, part, 0, receive_only, (program, schedule, shard, p), ())
 
 
 async def _step(token, part, step, receive_only, mine, *received):
-    """Receive superstep ``step - 1`` (when there was one), then run superstep ``step`` (unless
-    ``receive_only``: the run stops at max_supersteps).  Shard 0 publishes the report.
+    """Superstep task ``step`` (> 0) of shard ``part``.
 
-    -> {"report": the report the superstep ran with (after the receive), "parts": {part: contribution}};
-    parts is None once the program has converged (later steps then do nothing).
-
-    An ``async`` task: it starts on the worker's event loop, and runs the superstep there for a
-    shard of at most INLINE_ARCS arcs, else in the worker's thread pool."""
-    import asyncio  # noqa: PLC0415
-
+    After a "step": receive superstep ``step - 1`` (every shard's contribution), then run superstep
+    ``step``, unless the program has converged or ``receive_only`` (the run stops at
+    max_supersteps): then send the final contributions instead.  After a "final": merge them and
+    finish the shard.  Shard 0 publishes what it did (a Dask event: the client never asks)."""
     from distributed import get_worker  # noqa: PLC0415
 
     worker = get_worker()
-    held = None if mine["parts"] is None and step > 0 else _box(worker)[token, part]
-    if held is not None and held.shard.num_arcs > INLINE_ARCS:
-        loop = asyncio.get_running_loop()
-        out = await loop.run_in_executor(worker.executors["default"], _step_body, held, part, step, receive_only,
-                                         mine, received)
+    held = _box(worker).get((token, part)) if mine["kind"] in ("step", "final") else None
+    arcs = held.shard.num_arcs if held is not None else 0
+    return await _run(worker, arcs, token, part, step, receive_only, mine, received)
+
+
+async def _run(worker, arcs, token, part, step, receive_only, mine, received):
+    """The task's work on the worker's event loop for a shard of at most INLINE_ARCS arcs, else in
+    the worker's thread pool (so the worker keeps serving its peers while a kernel runs)."""
+    import asyncio  # noqa: PLC0415
+
+    args = (worker, token, part, step, receive_only, mine, received)
+    if arcs > INLINE_ARCS:
+        out = await asyncio.get_running_loop().run_in_executor(worker.executors["default"], _step_body, *args)
     else:
-        out = _step_body(held, part, step, receive_only, mine, received)
-    if part == 0:  # the report to the client, without a request (a Dask event)
-        worker.log_event(TOPIC, {"run": token, "step": step, "report": pickle.dumps(out["report"])})
+        out = _step_body(*args)
+    if part == 0:  # what happened, to the client, without a request (a Dask event)
+        worker.log_event(TOPIC, {"run": token, "step": step, "kind": out["kind"],
+                                 "report": pickle.dumps(out["report"])})
     return out
 
 
-def _step_body(held, part, step, receive_only, mine, received):
-    report = mine["report"]
-    if held is None:  # converged before: nothing to do (the state may be gone)
-        return {"report": dict(report, _skipped=True), "parts": None}
-    program, shard, state, p = held.program, held.shard, held.state, held.p
-    if mine["parts"] is not None:  # superstep step-1 ran: merge every shard's contribution
+def _step_body(worker, token, part, step, receive_only, mine, received):
+    box = _box(worker)
+    if step == 0:
+        program, schedule, shard, p = mine
+        state = program.init(shard)
+        held = box[token, part] = _Held(program, schedule, shard, state, p)
+        report = program.initial_report(shard, state)
+    else:
+        report = mine["report"]
+        if mine["kind"] in ("done", "skip"):
+            return {"kind": "skip", "report": report, "parts": None}
+        held = box[token, part]
+        program, shard, state, p = held.program, held.shard, held.state, held.p
         parts = _merge(mine, *received)
         contributions = [parts[q] for q in range(p)]
+        if mine["kind"] == "final":
+            del box[token, part]
+            if contributions[part] is not None:
+                program.final_receive(shard, state, contributions)
+            result = program.finish(shard, state) if part == 0 or not program.replicated_result else None
+            return {"kind": "done", "report": report, "parts": None, "result": result}
         from ..exchange import bytes_moved  # noqa: PLC0415
 
         report = program.receive(shard, state, contributions, StepContext(step - 1, report, p))
         report["bytes_exchanged"] = bytes_moved(held.schedule, [c.nbytes() for c in contributions])
         report["_finished_at"] = time.time()
     if receive_only or program.converged(report, step):
-        return {"report": report, "parts": None}
-    return {"report": report, "parts": {part: program.superstep(shard, state, StepContext(step, report, p))}}
+        return {"kind": "final", "report": report, "parts": {part: program.final_contribution(shard, state)}}
+    return {"kind": "step", "report": report, "parts": {part: program.superstep(shard, state, StepContext(step, report, p))}}
 
 
 async def _select(held, origins):
-    """The part of what a sender holds that one transfer forwards.
-
-    ``parts`` is None after the program converged (a step submitted ahead of the convergence
-    test did nothing): then there is nothing to forward, and the receivers' steps skip too."""
+    """The part of what a sender holds that one transfer forwards (nothing after "done")."""
     parts = held["parts"]
-    return {"report": None, "parts": None if parts is None else {o: parts[o] for o in origins}}
+    return {"kind": held["kind"], "parts": None if parts is None else {o: parts[o] for o in origins}}
 
 
 def _merge(*outs):
@@ -157,29 +185,16 @@ def _merge(*outs):
 
 
 async def _merge_task(*outs):
-    """A round's merge on a receiver; None (converged, nothing sent) stays None for the next round's
-    selects (issue 21, item 13: a forwarding select of a converged step raised KeyError)."""
+    """A round's merge on a receiver; nothing sent (after "done") stays None for the next round's
+    selects (issue 21, item 13: a forwarding select of a finished run raised KeyError)."""
     if all(out["parts"] is None for out in outs):
-        return {"report": None, "parts": None}
-    return {"report": None, "parts": _merge(*outs)}
+        return {"kind": outs[0]["kind"], "parts": None}
+    return {"kind": outs[0]["kind"], "parts": _merge(*outs)}
 
 
-def _final(token, part):
-    held = _box()[token, part]
-    return {"report": None, "parts": {part: held.program.final_contribution(held.shard, held.state)}}
-
-
-def _finish(token, part, *outs):
-    held = _box().pop((token, part))
-    parts = _merge(*outs)
-    finals = [parts[q] for q in range(held.p)]
-    if finals[part] is not None:
-        held.program.final_receive(held.shard, held.state, finals)
-    return held.program.finish(held.shard, held.state)
-
-
-def _drop_state(token, part, after):
-    _box().pop((token, part), None)
+def _columns(out):
+    """The shard's result columns, from its "done" task's output (on the worker that holds it)."""
+    return out["result"]
 
 
 def _forget(dask_worker, token):
@@ -199,7 +214,7 @@ class _Inbox:
         self.reports = {}
 
     def event(self, msg):
-        self.queue.put((msg["step"], msg["report"]))
+        self.queue.put((msg["step"], msg["kind"], msg["report"]))
 
 
 class _Dispatch:
@@ -265,7 +280,9 @@ class _Graph:
 
 
 def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=4, retries=2):
-    """Run ``program`` over ``PG``'s shards as Dask tasks; -> (result futures, stats records).
+    """Run ``program`` over ``PG``'s shards as Dask tasks; -> (``fetch``, stats records): ``fetch()``
+    gives futures of the shards' result columns (shard 0's alone for a replicated result), which
+    stay on the workers until read.
 
     ``lookahead``: supersteps a graph, two graphs ahead of the last report read.  A worker lost
     during the run costs a retry from superstep 0 on rebuilt shards, at most ``retries`` times;
@@ -321,26 +338,38 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
     inbox = _open_inbox(client, token)
     ok = False
     try:
-        g = _Graph(workers, f"{name}-init-{token}")
-        outs = [g.add(q, f"{name}-init-p{q}-{token}", _init, program, schedule, shards[q], token, p) for q in range(p)]
+        outs = None  # the last step tasks' refs, per shard
         received = [[] for _ in range(p)]
-        pending = g  # the graph being filled (sent with the first batch of supersteps)
-        held = []    # futures of the last graph's outputs (what the next graph reads)
+        ahead = {}   # step -> its tasks' futures, until its report is read (the "done" ones: the results)
+        links = []   # futures of what the last graph hands the next (exchange outputs)
         records = []
         last_finish = time.time()
+        # step tasks: 0..max_supersteps-1 run supersteps, max_supersteps receives the last one (and sends
+        # the finals), max_supersteps + 1 finishes; without max_supersteps, until the program converges
+        limit = None if max_supersteps is None else max_supersteps + 2
 
-        def add_steps(g, first, count, receive_only=False):
-            nonlocal outs, received
+        def send(first, count):
+            nonlocal outs, received, links
+            from dask._task_spec import TaskRef  # noqa: PLC0415
+
+            g = _Graph(workers, f"{name}-s{first}-{token}")
+            steps = []
             for step in range(first, first + count):
-                outs = [g.add(q, f"{name}-superstep-s{step}-p{q}-{token}", _step, token, q, step, receive_only,
-                              outs[q], *received[q]) for q in range(p)]
-                received = exchange(g, outs, f"s{step}")  # per shard: its own output (or a merge holding it), the rest
-
-        def send(g):
-            nonlocal held
-            refs = list(outs) + [r for rs in received for r in rs]
-            # the previous graph's futures go: this graph's hold what they held
-            held = g.submit(client, list({r.key: r for r in refs}.values()))
+                last = max_supersteps is not None and step >= max_supersteps
+                if step == 0:
+                    outs = [g.add(q, f"{name}-superstep-s0-p{q}-{token}", _first, program, schedule, p, token, q, last,
+                                  TaskRef(shards[q].key)) for q in range(p)]
+                else:
+                    outs = [g.add(q, f"{name}-superstep-s{step}-p{q}-{token}", _step, token, q, step, last, outs[q],
+                                  *received[q]) for q in range(p)]
+                steps.extend(outs)
+                received = exchange(g, outs, f"s{step}")  # per shard: its own output (or a merge of it), the rest
+            keys = {r.key for r in steps}
+            passed = list({r.key: r for rs in received for r in rs if r.key not in keys}.values())
+            futures = g.submit(client, steps + passed)
+            for i, step in enumerate(range(first, first + count)):
+                ahead[step] = futures[i * p:(i + 1) * p]
+            links = futures[len(steps):]  # the previous graph's go: this one holds what they held
 
         def record(superstep, rep):
             nonlocal last_finish
@@ -352,66 +381,45 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
                 on_step(rec)
 
         def next_report(step):
-            """The report of step task ``step``: from the inbox; WorkerLostError as soon as a worker of
-            the run is gone, the task's own error when one failed."""
+            """(kind, report) of step task ``step``: from the inbox; WorkerLostError as soon as a worker
+            of the run is gone, the task's own error when one failed."""
             while step not in inbox.reports:
                 try:
-                    a, b = inbox.queue.get(timeout=CHECK_EVERY_S)
+                    s, kind, blob = inbox.queue.get(timeout=CHECK_EVERY_S)
                 except queue.Empty:  # a while without a report: a worker lost, or a task failed?
                     lost = lost_workers(client, workers)
                     if lost:
                         raise worker_lost(lost, workers, what) from None
-                    failed = [f for f in held if f.status in ("error", "cancelled", "lost")]
+                    failed = [f for fs in ahead.values() for f in fs if f.status in ("error", "cancelled", "lost")]
                     if failed:
                         gather_or_lost(client, failed[:1], workers, what)  # the task's own error
                         raise worker_lost(lost_workers(client, workers) or workers, workers, what)
                     continue
-                inbox.reports[a] = pickle.loads(b)
+                inbox.reports[s] = (kind, pickle.loads(blob))
             return inbox.reports.pop(step)
 
         submitted = 0  # step tasks submitted
-        step = 0       # the next step task whose report is read
-        done = False
-        while not done:
-            while submitted - step < 2 * lookahead and (max_supersteps is None or submitted < max_supersteps):
-                count = lookahead if max_supersteps is None else min(lookahead, max_supersteps - submitted)
-                g = pending or _Graph(workers, f"{name}-s{submitted}-{token}")
-                pending = None
-                add_steps(g, submitted, count)
-                send(g)
+        step = 0       # the step task whose report is read next
+        while True:
+            while submitted - step < 2 * lookahead and (limit is None or submitted < limit):
+                count = lookahead if limit is None else min(lookahead, limit - submitted)
+                send(submitted, count)
                 submitted += count
-            if step == submitted:  # max_supersteps reached
+            kind, rep = next_report(step)
+            if kind == "done":
                 break
-            rep = next_report(step)
-            if rep.get("_skipped"):
-                done = True
-                break
+            if kind == "skip":  # cannot come before "done" (every shard's tasks follow the same reports)
+                raise RuntimeError(f"tasks executor: step {step} of {what} skipped before the run was done")
             if step > 0:
                 record(step - 1, rep)
-            done = program.converged(rep, step)
+            ahead.pop(step)  # its outputs are let go once the next step has read them
             step += 1
-        if not done:  # stopped at max_supersteps: receive the last superstep that ran
-            g = pending or _Graph(workers, f"{name}-s{submitted}-{token}")
-            pending = None
-            add_steps(g, submitted, 1, receive_only=True)
-            send(g)
-            rep = next_report(submitted)
-            if not rep.get("_skipped") and submitted > 0:
-                record(submitted - 1, rep)
-        g = _Graph(workers, f"{name}-final-{token}")
-        finals = [g.add(q, f"{name}-final-p{q}-{token}", _final, token, q) for q in range(p)]
-        parts = exchange(g, finals, "final")
         qs = [0] if program.replicated_result else list(range(p))
-        results = [g.add(q, f"{name}-finish-p{q}-{token}", _finish, token, q, *parts[q]) for q in qs]
-        drops = [g.add(q, f"{name}-drop-p{q}-{token}", _drop_state, token, q, finals[q]) for q in range(p)
-                 if q not in qs]  # shards whose result is not needed: their state goes
-        futures = g.submit(client, results + drops)
-        held = []  # steps submitted ahead and not started are released
-        results = futures[:len(results)]
-        from distributed import fire_and_forget  # noqa: PLC0415
-
-        fire_and_forget(futures[len(results):])  # the drops run to the end without the client
-        wait_or_lost(client, results, workers, what)  # the results stay on the workers until read
+        done = ahead.pop(step)
+        results = [done[q] for q in qs]
+        ahead.clear()  # the steps submitted ahead and not started are released
+        links = []
+        wait_or_lost(client, results, workers, what)  # they stay on the workers until read
         for f in results:
             if f.status != "finished":
                 gather_or_lost(client, [f], workers, what)  # raises the task's own error
@@ -420,4 +428,17 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
         _close_inbox(client, token)
         if not ok:  # drop every shard's state of this run (in the background: a worker may be dead)
             run_quietly(client, _forget, token=token)
-    return results, records
+    return _Results(client, results, [workers[q] for q in qs], name, token), records
+
+
+class _Results:
+    """The "done" tasks' futures; ``()`` -> futures of their columns (one small task each, on the worker
+    that holds it, when the result is read)."""
+
+    def __init__(self, client, futures, workers, name, token):
+        self.client, self.done, self.workers, self.name, self.token = client, futures, workers, name, token
+
+    def __call__(self):
+        return [self.client.submit(_columns, f, workers=[w], allow_other_workers=False, pure=False,
+                                   key=f"{self.name}-result-p{q}-{self.token}")
+                for q, (f, w) in enumerate(zip(self.done, self.workers))]
