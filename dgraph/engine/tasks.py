@@ -97,8 +97,9 @@ def _box(worker=None):
 
 #: what a superstep task did, in its output's "kind": ran a superstep ("step"); found the program
 #: converged (or the run at max_supersteps) and sent the final contributions ("final"); merged
-#: those and finished the shard ("done": "result" holds its columns); nothing, after "done" ("skip")
-KINDS = ("step", "final", "done", "skip")
+#: those and finished the shard ("done": "result" holds its columns); nothing, after "done"
+#: ("skip"); and in an event only, raised ("error": any shard's task sends it)
+KINDS = ("step", "final", "done", "skip", "error")
 
 
 async def _first(program, schedule, p, token, part, receive_only, shard):
@@ -130,10 +131,14 @@ async def _run(worker, arcs, token, part, step, receive_only, mine, received):
     import asyncio  # noqa: PLC0415
 
     args = (worker, token, part, step, receive_only, mine, received)
-    if arcs > INLINE_ARCS:
-        out = await asyncio.get_running_loop().run_in_executor(worker.executors["default"], _step_body, *args)
-    else:
-        out = _step_body(*args)
+    try:
+        if arcs > INLINE_ARCS:
+            out = await asyncio.get_running_loop().run_in_executor(worker.executors["default"], _step_body, *args)
+        else:
+            out = _step_body(*args)
+    except Exception:  # the client hears of it now, not at its next look at the futures
+        worker.log_event(TOPIC, {"run": token, "step": step, "kind": "error", "report": pickle.dumps(part)})
+        raise
     if part == 0:  # what happened, to the client, without a request (a Dask event)
         worker.log_event(TOPIC, {"run": token, "step": step, "kind": out["kind"],
                                  "report": pickle.dumps(out["report"])})
@@ -395,6 +400,10 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
                         gather_or_lost(client, failed[:1], workers, what)  # the task's own error
                         raise worker_lost(lost_workers(client, workers) or workers, workers, what)
                     continue
+                if kind == "error":  # a step task raised: its error, from the newest futures (they depend on it)
+                    newest = ahead[max(ahead)] if ahead else []
+                    gather_or_lost(client, newest, workers, what)
+                    raise worker_lost(lost_workers(client, workers) or workers, workers, what)
                 inbox.reports[s] = (kind, pickle.loads(blob))
             return inbox.reports.pop(step)
 
