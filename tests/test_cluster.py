@@ -347,6 +347,18 @@ def test_dashboard_follows_dask_and_its_link_exists_only_with_it():
         cluster.close()
 
 
+def test_issue24_3_connect_dashboard_true_prints_the_link(capsys):
+    pytest.importorskip("bokeh")
+    client = cluster.connect(workers=1, dashboard=True)
+    try:
+        err = capsys.readouterr().err
+        assert f"Dask dashboard at {cluster.dashboard_link(client)}" in err
+    finally:
+        cluster.close()
+    cluster.connect(workers=1)  # dashboard=None: no line (the CLI says it in its own)
+    assert "Dask dashboard" not in capsys.readouterr().err
+
+
 def test_dashboard_true_without_bokeh_says_how_to_get_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "bokeh", None)
     import importlib.util
