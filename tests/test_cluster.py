@@ -39,6 +39,41 @@ def pinned_pids(client):
 # ------------------------------------------------------------------ local
 
 
+def _streams(dask_scheduler=None):
+    return {"workers": sorted({bc.interval for bc in dask_scheduler.stream_comms.values()}),
+            "clients": sorted({bc.interval for bc in dask_scheduler.client_comms.values()}),
+            "stealing": "stealing" in dask_scheduler.extensions}
+
+
+def test_issue24_2_connect_tunes_the_clusters_it_starts_and_joined_ones_on_request():
+    """connect(): every control stream batched with no wait, stealing off; tune=False: Dask's own
+    (5 ms to workers, 2 ms to clients, 2 ms from workers, 10 ms from the client); tune(client) on a
+    running cluster sets the intervals, and a worker that joins later gets them too."""
+    from dgraph.cluster import tuning
+
+    client = cluster.connect(workers=2, tune=False)
+    assert client.run_on_scheduler(_streams) == {"workers": [0.005], "clients": [0.002], "stealing": True}
+    assert set(client.run(lambda dask_worker: dask_worker.batched_stream.interval).values()) == {0.002}
+    assert cluster.tune(client, 0.001) == 0.001
+    assert client.run_on_scheduler(_streams) == {"workers": [0.001], "clients": [0.001], "stealing": True}
+    assert set(client.run(lambda dask_worker: dask_worker.batched_stream.interval).values()) == {0.001}
+    assert client.scheduler_comm.interval == 0.001
+    with pytest.raises(InputError, match="interval"):
+        cluster.tune(client, -1)
+
+    client = cluster.connect(workers=1)
+    want = tuning.BATCH_INTERVAL_S
+    assert client.run_on_scheduler(_streams) == {"workers": [want], "clients": [want], "stealing": False}
+    assert set(client.run(lambda dask_worker: dask_worker.batched_stream.interval).values()) == {want}
+    assert client.scheduler_comm.interval == want
+    lc = cluster.connect.__globals__["_STATE"].cluster
+    lc.scale(2)  # a worker that joins after tune()
+    client.wait_for_workers(2, timeout=60)
+    assert client.run_on_scheduler(_streams)["workers"] == [want]
+    assert set(client.run(lambda dask_worker: dask_worker.batched_stream.interval).values()) == {want}
+
+
+
 def test_local_two_workers_run_tasks_in_two_processes():
     client = cluster.connect(workers=2)
     assert isinstance(client, distributed.Client)
@@ -317,6 +352,18 @@ def test_dashboard_follows_dask_and_its_link_exists_only_with_it():
         assert cluster.dashboard_link(client) is None
     finally:
         cluster.close()
+
+
+def test_issue24_3_connect_dashboard_true_prints_the_link(capsys):
+    pytest.importorskip("bokeh")
+    client = cluster.connect(workers=1, dashboard=True)
+    try:
+        err = capsys.readouterr().err
+        assert f"Dask dashboard at {cluster.dashboard_link(client)}" in err
+    finally:
+        cluster.close()
+    cluster.connect(workers=1)  # dashboard=None: no line (the CLI says it in its own)
+    assert "Dask dashboard" not in capsys.readouterr().err
 
 
 def test_dashboard_true_without_bokeh_says_how_to_get_it(monkeypatch):

@@ -208,3 +208,55 @@ def test_scheduler_and_workers_started_by_hand(tmp_path, everything):
                                     f"{label} p={p} {exchange} {executor}")
     finally:
         gen.close()
+
+
+def test_issue24_3_tasks_feeds_each_superstep_while_the_run_goes_on(client):
+    """`tasks` hands on_step (and so the progress bar) each superstep's record while the run is under
+    way, not at its end: at superstep 2's record the workers still hold the run's state (its finish
+    and drop tasks remove it), every superstep comes once and in order, and a larger shard (run in the
+    worker's thread, not on its event loop) is fed the same way."""
+    from dgraph.engine import tasks
+    from dgraph.engine.idle import Idle
+    from dgraph.engine.run import run_program
+
+    def held(dask_worker):
+        return len(getattr(dask_worker, "_dgraph_task_states", {}))
+
+    for G in (dgraph.generate("rmat", scale=8, seed=3), dgraph.generate("grid", rows=300, cols=300)):
+        PG = G.partition(2, client=client)
+        seen, during = [], []
+
+        def on_step(rec):
+            seen.append(rec["superstep"])
+            if rec["superstep"] == 2:
+                during.append(sum(client.run(held).values()))
+
+        r = run_program(lambda ids: Idle(12), PG, executor="tasks", on_step=on_step)
+        assert seen == list(range(12)) and r.supersteps == 12
+        assert during == [2]  # both shards' state still on their workers: the run was not over
+    assert G.num_arcs // 2 > tasks.INLINE_ARCS  # the grid's shards ran in the workers' threads
+
+
+def _raising_idle(supersteps):
+    """The empty program, except that superstep 3 raises on partition 1 (an error of the program)."""
+    from dgraph.engine.idle import Idle
+
+    class Raises(Idle):
+        def superstep(self, shard, state, ctx):
+            if ctx.step == 3 and shard.part == 1:
+                raise ValueError("superstep 3 of partition 1 failed on purpose")
+            return super().superstep(shard, state, ctx)
+
+    return Raises(supersteps)
+
+
+def test_issue24_tasks_a_failing_superstep_raises_its_own_error(client):
+    """A step task that raises: the run raises that error (not WorkerLostError, no hang), and the
+    graph's next run is exact."""
+    from dgraph.engine.idle import Idle
+    from dgraph.engine.run import run_program
+
+    PG = dgraph.generate("rmat", scale=8, seed=3).partition(2, client=client)
+    with pytest.raises(ValueError, match="superstep 3 of partition 1"):
+        run_program(lambda ids: _raising_idle(10), PG, executor="tasks")
+    assert run_program(lambda ids: Idle(10), PG, executor="tasks").supersteps == 10

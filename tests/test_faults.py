@@ -234,3 +234,61 @@ def test_issue21_14_ten_kills_at_random_moments(client2, algorithm, executor):
     print(f"\n{algorithm} {executor}: baseline {baseline:.2f} s, {dict(outcomes)}, kill->error "
           f"{', '.join(f'{s:.2f}' for s in notice)} s")
     assert sum(outcomes.values()) == 10
+
+
+# -- issue 24 item 4: tasks survives SIGKILLs from outside, with no user action ---------------------
+
+def _killing_on_step(client, PG, at, log):
+    """An on_step callback that SIGKILLs the worker of a random partition of ``PG`` when the run reports
+    superstep ``at[0]`` (then ``at[1]``, ...): the kill is an event of the run, not a timer."""
+    pending = list(at)
+
+    def on_step(rec):
+        if pending and rec["superstep"] == pending[0]:
+            pending.pop(0)
+            victim = PG.workers[log["rng"].integers(0, PG.num_parts)] if "rng" in log else PG.workers[-1]
+            pid = kill(client, victim)
+            log.setdefault("killed", []).append((rec["superstep"], victim, pid))
+    return on_step
+
+
+def test_issue24_4_tasks_sigkill_at_a_reported_superstep_gives_the_exact_result(client2):
+    """A worker SIGKILLed from outside when the run reports superstep 5 (the client reads reports as
+    they come, so the run is mid-way): the run itself ends exact, with no error and no user action."""
+    G = _graph(40)
+    ref = dgraph.bfs(G, 0)
+    PG = G.partition(2, client=client2)
+    log = {}
+    r = dgraph.bfs(PG, 0, executor="tasks", on_step=_killing_on_step(client2, PG, [5], log))
+    assert [s for s, _, _ in log["killed"]] == [5]
+    assert gone(log["killed"][0][2])
+    assert _exact(r, ref) and r.supersteps == ref.supersteps
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHMS))
+def test_issue24_4_tasks_ten_sigkills_at_random_supersteps_no_user_action(client2, algorithm):
+    """10 runs of a `tasks` run per algorithm, each with a worker SIGKILLed at a random superstep
+    (seeded; in every third run a second kill later in the same run, on the rebuilt shards'
+    workers): every run returns the local executor's result exactly, never WorkerLostError."""
+    run = ALGORITHMS[algorithm]
+    rng = np.random.default_rng(sum(map(ord, algorithm)) + 24)
+    G = _graph(150)
+    ref = run(G)  # the local executor
+    PG = G.partition(2, client=client2)
+    assert _exact(run(PG, executor="tasks"), ref)
+    last = ref.supersteps - 1
+    kills = 0
+    for i in range(10):
+        client2.wait_for_workers(2, timeout=120)
+        PG.ensure_shards(check=True)
+        first = int(rng.integers(0, last - 4))
+        at = [first] + ([int(rng.integers(first + 1, last - 2))] if i % 3 == 2 else [])
+        log = {"rng": rng}
+        r = run(PG, executor="tasks", on_step=_killing_on_step(client2, PG, at, log))
+        assert [s for s, _, _ in log["killed"]] == at, f"run {i}: kills {log['killed']}, planned {at}"
+        assert _exact(r, ref), f"run {i}: killed at {log['killed']}, wrong result"
+        kills += len(at)
+        for _, _, pid in log["killed"]:
+            assert gone(pid)
+    print(f"\n{algorithm} tasks: 10 runs, {kills} SIGKILLs at random supersteps, all exact")

@@ -19,5 +19,15 @@ from .connect import close, connect, current_client, dashboard_link
 from .errors import ClusterError
 from .workers import GPUInfo, WorkerDevice, worker_addresses, worker_devices
 
-__all__ = ["connect", "close", "current_client", "dashboard_link", "ClusterError", "worker_addresses",
+
+def tune(client, interval=None):
+    """Dask's control messages on ``client``'s cluster batched every ``interval`` seconds (default
+    :data:`dgraph.cluster.tuning.BATCH_INTERVAL_S`); what ``connect()`` does to the clusters it
+    starts.  See :mod:`dgraph.cluster.tuning`."""
+    from . import tuning  # noqa: PLC0415 - imports distributed
+
+    return tuning.tune(client) if interval is None else tuning.tune(client, interval)
+
+
+__all__ = ["connect", "close", "current_client", "dashboard_link", "tune", "ClusterError", "worker_addresses",
            "worker_devices", "WorkerDevice", "GPUInfo"]

@@ -60,7 +60,7 @@ _STATE = _State()
 
 
 def connect(target=None, *, workers=None, threads_per_worker=1, protocol="tcp",
-            memory_limit="auto", dashboard=None, timeout=10, **cluster_kwargs):
+            memory_limit="auto", dashboard=None, timeout=10, tune=True, **cluster_kwargs):
     """Start or reach a Dask cluster and return a ``distributed.Client`` to it.
 
     Parameters
@@ -89,10 +89,17 @@ def connect(target=None, *, workers=None, threads_per_worker=1, protocol="tcp",
         The Dask dashboard of a local/CUDA cluster, on port 8787 (a free port
         when 8787 is taken).  None (the default) follows Dask: on when bokeh is
         installed (``pip install 'dgraph-frontier[dashboard]'``), else off;
-        True insists (ClusterError without bokeh); False: none.
-        :func:`dashboard_link` gives its URL, or None when there is none.
+        True insists (ClusterError without bokeh) and prints its URL on stderr;
+        False: none.  :func:`dashboard_link` gives its URL, or None when there
+        is none.
     timeout : float
         Seconds to wait for a scheduler to answer, and then for its workers.
+    tune : bool
+        For a local/CUDA cluster that connect() starts: Dask's settings for
+        dgraph's supersteps (:mod:`dgraph.cluster.tuning`: control messages
+        batched with no wait instead of every 2-10 ms, work stealing off).  A
+        cluster connect() joins is left as it is (``dgraph.cluster.tune(client)``
+        tunes its message batching).
     **cluster_kwargs
         Passed on to ``LocalCluster`` / ``LocalCUDACluster`` (for example
         ``rmm_pool_size="8GB"`` or ``silence_logs=False``).
@@ -122,14 +129,21 @@ def connect(target=None, *, workers=None, threads_per_worker=1, protocol="tcp",
         level = cluster_kwargs.get("silence_logs", logging.WARNING)
         _quiet_distributed(level)
         cluster = None
-        if kind == "local":
-            cluster, client = _start_local(workers, threads_per_worker, protocol, memory_limit,
-                                           dashboard, cluster_kwargs)
+        if kind in ("local", "cuda"):
+            import dask  # noqa: PLC0415
+
+            from . import tuning  # noqa: PLC0415
+
+            with dask.config.set(tuning.CONFIG if tune else {}):
+                if kind == "local":
+                    cluster, client = _start_local(workers, threads_per_worker, protocol, memory_limit,
+                                                   dashboard, cluster_kwargs)
+                else:
+                    cluster, client = _start_cuda(dask_cuda, workers, threads_per_worker, protocol,
+                                                  memory_limit, dashboard, cluster_kwargs)
             owns = True
-        elif kind == "cuda":
-            cluster, client = _start_cuda(dask_cuda, workers, threads_per_worker, protocol,
-                                          memory_limit, dashboard, cluster_kwargs)
-            owns = True
+            if tune:
+                tuning.tune(client)
         elif kind == "client":
             client, owns = where, False
         elif kind == "cluster":
@@ -137,6 +151,8 @@ def connect(target=None, *, workers=None, threads_per_worker=1, protocol="tcp",
         else:  # "address" or "file"
             client, owns = _attach(where, timeout, workers, scheduler_file=(kind == "file")), True
         _STATE.client, _STATE.owns_client, _STATE.cluster = client, owns, cluster
+    if dashboard:
+        print(f"dgraph: Dask dashboard at {dashboard_link(client) or client.dashboard_link}", file=sys.stderr)
     if cluster is not None and not getattr(_STATE, "atexit", False):
         # close the client before its cluster at exit, so no worker leaves while data is referenced
         import atexit  # noqa: PLC0415

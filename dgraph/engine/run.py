@@ -108,7 +108,8 @@ def _run(make_program, G, backend, executor, exchange, fanout, transport, on_ste
         elif executor == "tasks":
             from .tasks import run_tasks  # noqa: PLC0415
 
-            results, records = run_tasks(program, G, schedule, on_step=on_step, max_supersteps=max_supersteps)
+            fetch, records = run_tasks(program, G, schedule, on_step=on_step, max_supersteps=max_supersteps)
+            results = None
         else:
             from .spmd import run_spmd  # noqa: PLC0415
 

@@ -1,26 +1,48 @@
 """The ``tasks`` executor: every superstep is a Dask task graph.
 
-Per superstep, one step task per shard (``bfs-step-s7-p3``): it merges what
-every shard contributed in the previous superstep (the receive of superstep
-6, producing its report) and runs this superstep's frontier kernels (the
-advance of superstep 7), returning its report and its contribution.  Between
-the step tasks of two supersteps sit the exchange tasks of the schedule: a
-merge task per receiver for every round but the last
-(``bfs-merge-s7-r0-p3``), and a select task on a sender only when it
-forwards part of what it holds (``bfs-send-s7-r0-p3to1``).  At p = 2, or with
-all-to-all, a superstep is one task level: one scheduler round trip, the
-floor of this executor.  All of it is visible in the dashboard, grouped by
-name (``bfs-step``, ``bfs-merge``, ...; Dask's key_split, which drops any
-8-letter word that starts like a hex token: "exchange" grouped as a bare
-"bfs").
+Per superstep s, one task per shard, ``bfs-superstep-s7-p3-<run>`` (superstep
+7 on partition 3): it receives what every shard contributed in superstep
+s - 1 (the merge and ``receive`` of superstep 6, which gives the report that
+superstep 7 runs with) and runs superstep s's frontier kernels (the advance
+of superstep 7), returning its contribution.  It depends on its own shard's
+task of superstep s - 1 and on what the exchange schedule brings it.
+Between the tasks of two supersteps sit the exchange tasks of the schedule,
+only where a schedule needs them: a merge task per receiver for every round
+but the last (``bfs-merge-s7-r0-p3``), and a select task on a sender that
+forwards part of what it holds (``bfs-send-s7-r0-p3to1``).  At p = 2, and
+with all-to-all or a butterfly of fanout >= p - 1, a superstep is one task
+level: the contributions go from worker to worker as Dask dependencies (a
+direct fetch between the workers), and the scheduler sees one round trip a
+superstep, the floor of this executor.  The dashboard groups the keys by
+name (``bfs-superstep``, ``bfs-merge``, ...: Dask's key_split, which drops
+any 8-letter word that starts like a hex token, the run's id among them).
 
-A shard's state never leaves its worker: the first task of a run (``init``)
-keeps it in the worker's memory under the run's token, every later task of
-that shard (pinned to the same worker) reads and updates it there, and the
-``finish`` task removes it.  Only reports and contributions travel.  Every
-shard computes the same report; the client fetches shard 0's through a tiny
-task.  Several supersteps are submitted per round trip (``lookahead``): a
-step that finds the program already converged does nothing.
+A shard's state never leaves its worker: superstep task 0 makes it and
+keeps it in the worker's memory under the run's id; every later task of
+that shard (pinned to the same worker) reads and updates it there.  The
+task that finds the program converged (or the run at ``max_supersteps``)
+sends the final contributions (parents to reconcile, ...) instead of a
+superstep's, through the same exchange, and the next one merges them,
+finishes the shard, removes its state and returns its result columns,
+which stay on the worker until read (``bfs-result-p3-<run>`` then picks
+them out there).  The run needs no task of its own to start or end, and
+the client no round trip to submit them.  Only contributions travel.
+
+The client never waits inside the loop for a superstep it could submit: it
+keeps ``2 * lookahead`` supersteps submitted ahead of the last report it
+has read, ``lookahead`` supersteps a graph (one ``update-graph`` message to
+the scheduler), and the reports come to it without a request: shard 0's
+task publishes its report as a Dask event (``Worker.log_event``, topic
+``dgraph-superstep``) that the scheduler forwards to the subscribed client.
+So ``on_step`` (and the progress bar) sees each superstep as it finishes.
+A task submitted ahead that finds the shard finished does nothing, and the
+ones not yet started are released when the run ends.
+
+Small shards run their superstep tasks on the worker's event loop (an
+``async`` task: no hand-off to the worker's thread and back, about a
+millisecond on a loaded 2-core box); shards of more than ``INLINE_ARCS``
+arcs run in the worker's thread, so the worker keeps serving its peers
+while a kernel runs.
 
 A lost worker costs a retry, not the run.  Dask cannot redo a superstep on
 its own (a shard's state lives on its worker), so every wait also watches
@@ -31,86 +53,161 @@ and the run starts again from superstep 0, up to ``retries`` times (the
 supersteps already reported to ``on_step`` are not reported twice).  Then
 :class:`~dgraph.errors.WorkerLostError`, and the graph's next run rebuilds.
 
-The client's :mod:`dgraph.config` (the options it changed) goes with every task that calls the
-program, which runs under it on the worker (:meth:`~dgraph.config.Config.applied`).
+The client's :mod:`dgraph.config` (the options it changed) goes with superstep task 0 and stays
+with the shard's state: every call of the program on the worker runs under it
+(:meth:`~dgraph.config.Config.applied`).  Start-up a task spends (numba imported, kernels loaded or
+compiled) travels with its output and is taken out of the superstep it happened in by the client
+(shard 0's: every worker starts up alike, at once).
 """
 
 from __future__ import annotations
 
+import pickle
+import queue
+import threading
 import time
 import uuid
-from collections import deque
+import weakref
 
 from .. import startup
 from ..config import config
 from ..errors import WorkerLostError
-from .faults import gather_or_lost, run_quietly, wait_or_lost
+from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, wait_or_lost, worker_lost
 from .program import StepContext
 
+#: the Dask event topic that carries the supersteps' reports to the client
+TOPIC = "dgraph-superstep"
+#: shards of at most this many arcs run their supersteps on the worker's event loop
+INLINE_ARCS = 1 << 16
 
-def _states():
-    from distributed import get_worker  # noqa: PLC0415
 
-    w = get_worker()
-    box = getattr(w, "_dgraph_task_states", None)
+# -- on the workers ---------------------------------------------------------------------------------
+
+class _Held:
+    """What a shard's tasks keep on its worker for one run."""
+
+    __slots__ = ("program", "schedule", "shard", "state", "p", "settings")
+
+    def __init__(self, program, schedule, shard, state, p, settings):
+        self.program, self.schedule, self.shard, self.state, self.p = program, schedule, shard, state, p
+        self.settings = settings
+
+
+def _box(worker=None):
+    if worker is None:
+        from distributed import get_worker  # noqa: PLC0415
+
+        worker = get_worker()
+    box = getattr(worker, "_dgraph_task_states", None)
     if box is None:
-        box = w._dgraph_task_states = {}
+        box = worker._dgraph_task_states = {}
     return box
 
 
-def _init(program, shard, token, settings):
-    """Keep the shard's state on its worker; -> the report before superstep 0 (no contribution yet)."""
-    c0 = startup.seconds()
-    if shard.backend == "numpy" and shard.n:
-        startup.import_timed("dgraph.backend.cpu_kernels")  # numba, once a worker process: start-up
+#: what a superstep task did, in its output's "kind": ran a superstep ("step"); found the program
+#: converged (or the run at max_supersteps) and sent the final contributions ("final"); merged
+#: those and finished the shard ("done": "result" holds its columns); nothing, after "done"
+#: ("skip"); and in an event only, raised ("error": any shard's task sends it)
+KINDS = ("step", "final", "done", "skip", "error")
+
+
+async def _first(program, schedule, p, token, part, receive_only, settings, shard):
+    """Superstep task 0 of shard ``part``: make the shard's state (kept on the worker under the run's
+    token, with the client's config ``settings``), then as :func:`_step` (nothing to receive yet)."""
+    from distributed import get_worker  # noqa: PLC0415
+
+    return await _run(get_worker(), shard.num_arcs, token, part, 0, receive_only,
+                      (program, schedule, shard, p, settings), ())
+
+
+async def _step(token, part, step, receive_only, mine, *received):
+    """Superstep task ``step`` (> 0) of shard ``part``.
+
+    After a "step": receive superstep ``step - 1`` (every shard's contribution), then run superstep
+    ``step``, unless the program has converged or ``receive_only`` (the run stops at
+    max_supersteps): then send the final contributions instead.  After a "final": merge them and
+    finish the shard.  Shard 0 publishes what it did (a Dask event: the client never asks)."""
+    from distributed import get_worker  # noqa: PLC0415
+
+    worker = get_worker()
+    held = _box(worker).get((token, part)) if mine["kind"] in ("step", "final") else None
+    arcs = held.shard.num_arcs if held is not None else 0
+    return await _run(worker, arcs, token, part, step, receive_only, mine, received)
+
+
+async def _run(worker, arcs, token, part, step, receive_only, mine, received):
+    """The task's work on the worker's event loop for a shard of at most INLINE_ARCS arcs, else in
+    the worker's thread pool (so the worker keeps serving its peers while a kernel runs)."""
+    import asyncio  # noqa: PLC0415
+
+    args = (worker, token, part, step, receive_only, mine, received)
+    try:
+        if arcs > INLINE_ARCS:
+            out = await asyncio.get_running_loop().run_in_executor(worker.executors["default"], _step_body, *args)
+        else:
+            out = _step_body(*args)
+    except Exception:  # the client hears of it now, not at its next look at the futures
+        worker.log_event(TOPIC, {"run": token, "step": step, "kind": "error", "report": pickle.dumps(part)})
+        raise
+    if part == 0:  # what happened, to the client, without a request (a Dask event)
+        worker.log_event(TOPIC, {"run": token, "step": step, "kind": out["kind"],
+                                 "report": pickle.dumps(out["report"])})
+    return out
+
+
+def _step_body(worker, token, part, step, receive_only, mine, received):
+    """The task's work under the client's config (see the module docstring)."""
+    if step == 0:
+        settings = mine[4]
+    else:
+        held = _box(worker).get((token, part)) if mine["kind"] in ("step", "final") else None
+        settings = held.settings if held is not None else None
     with config.applied(settings):
+        return _step_under(worker, token, part, step, receive_only, mine, received)
+
+
+def _step_under(worker, token, part, step, receive_only, mine, received):
+    box = _box(worker)
+    # start-up in the task before (carried in its output) and in this one, until the receive: the
+    # superstep the receive reports (see the module docstring)
+    spent = (0.0 if step == 0 else mine.get("startup_s", 0.0)) - startup.seconds()
+    if step == 0:
+        program, schedule, shard, p, settings = mine
+        if shard.backend == "numpy" and shard.n:
+            startup.import_timed("dgraph.backend.cpu_kernels")  # numba, once a worker process
         state = program.init(shard)
+        held = box[token, part] = _Held(program, schedule, shard, state, p, settings)
         report = program.initial_report(shard, state)
-    _states()[token, shard.part] = state
-    return {"report": report, "parts": None, "startup_s": startup.seconds() - c0}
-
-
-def _step(program, shard, token, step, p, schedule, receive_only, settings, mine, *received):
-    """:func:`_step_under` under the client's config ``settings``."""
-    with config.applied(settings):
-        return _step_under(program, shard, token, step, p, schedule, receive_only, mine, *received)
-
-
-def _step_under(program, shard, token, step, p, schedule, receive_only, mine, *received):
-    """Receive superstep ``step - 1`` (when there was one), then run superstep ``step`` (unless
-    ``receive_only``: the run stops at max_supersteps).
-
-    -> {"report": the report the superstep ran with (after the receive), "parts": {part: contribution}};
-    parts is None once the program has converged (later steps then do nothing)."""
-    report = mine["report"]
-    if mine["parts"] is None and step > 0:  # converged before: nothing to do (the state may be gone)
-        return {"report": dict(report, _skipped=True), "parts": None}
-    # start-up (numba import, kernels loaded or compiled) in this task and the one before, taken out of
-    # the superstep it happened in by the client (shard 0's: every worker starts up alike, at once)
-    spent = mine.get("startup_s", 0.0) - startup.seconds()
-    state = _states()[token, shard.part]
-    if mine["parts"] is not None:  # superstep step-1 ran: merge every shard's contribution
-        held = _merge(mine, *received)
-        contributions = [held[q] for q in range(p)]
+    else:
+        report = mine["report"]
+        if mine["kind"] in ("done", "skip"):
+            return {"kind": "skip", "report": report, "parts": None}
+        held = box[token, part]
+        program, shard, state, p = held.program, held.shard, held.state, held.p
+        parts = _merge(mine, *received)
+        contributions = [parts[q] for q in range(p)]
+        if mine["kind"] == "final":
+            del box[token, part]
+            if contributions[part] is not None:
+                program.final_receive(shard, state, contributions)
+            result = program.finish(shard, state) if part == 0 or not program.replicated_result else None
+            return {"kind": "done", "report": report, "parts": None, "result": result}
         from ..exchange import bytes_moved  # noqa: PLC0415
 
         report = program.receive(shard, state, contributions, StepContext(step - 1, report, p))
-        report["bytes_exchanged"] = bytes_moved(schedule, [c.nbytes() for c in contributions])
+        report["bytes_exchanged"] = bytes_moved(held.schedule, [c.nbytes() for c in contributions])
         report["_finished_at"] = time.time()
         report["_startup_s"], spent = spent + startup.seconds(), -startup.seconds()
     if receive_only or program.converged(report, step):
-        return {"report": report, "parts": None}
-    parts = {shard.part: program.superstep(shard, state, StepContext(step, report, p))}
-    return {"report": report, "parts": parts, "startup_s": spent + startup.seconds()}
+        return {"kind": "final", "report": report, "parts": {part: program.final_contribution(shard, state)}}
+    parts = {part: program.superstep(shard, state, StepContext(step, report, p))}
+    return {"kind": "step", "report": report, "parts": parts, "startup_s": spent + startup.seconds()}
 
 
-def _select(held, origins):
-    """The part of what a sender holds that one transfer forwards.
-
-    ``parts`` is None after the program converged (a step submitted ahead of the convergence
-    test did nothing): then there is nothing to forward, and the receivers' steps skip too."""
+async def _select(held, origins):
+    """The part of what a sender holds that one transfer forwards (nothing after "done")."""
     parts = held["parts"]
-    return {"report": None, "parts": None if parts is None else {o: parts[o] for o in origins}}
+    return {"kind": held["kind"], "parts": None if parts is None else {o: parts[o] for o in origins}}
 
 
 def _merge(*outs):
@@ -120,36 +217,17 @@ def _merge(*outs):
     return merged
 
 
-def _merge_task(*outs):
-    """A round's merge on a receiver; None (converged, nothing sent) stays None for the next round's
-    selects (issue 21, item 13: a forwarding select of a converged step raised KeyError)."""
+async def _merge_task(*outs):
+    """A round's merge on a receiver; nothing sent (after "done") stays None for the next round's
+    selects (issue 21, item 13: a forwarding select of a finished run raised KeyError)."""
     if all(out["parts"] is None for out in outs):
-        return {"report": None, "parts": None}
-    return {"report": None, "parts": _merge(*outs)}
+        return {"kind": outs[0]["kind"], "parts": None}
+    return {"kind": outs[0]["kind"], "parts": _merge(*outs)}
 
 
-def _report(out):
-    return out["report"]
-
-
-def _final(program, shard, token, settings):
-    with config.applied(settings):
-        part = program.final_contribution(shard, _states()[token, shard.part])
-    return {"report": None, "parts": {shard.part: part}}
-
-
-def _finish(program, shard, token, p, settings, *outs):
-    state = _states().pop((token, shard.part))
-    held = _merge(*outs)
-    finals = [held[q] for q in range(p)]
-    with config.applied(settings):
-        if finals[shard.part] is not None:
-            program.final_receive(shard, state, finals)
-        return program.finish(shard, state)
-
-
-def _drop_state(shard, token, after):
-    _states().pop((token, shard.part), None)
+def _columns(out):
+    """The shard's result columns, from its "done" task's output (on the worker that holds it)."""
+    return out["result"]
 
 
 def _forget(dask_worker, token):
@@ -158,12 +236,90 @@ def _forget(dask_worker, token):
         del box[key]
 
 
-def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=8, retries=2):
-    """Run ``program`` over ``PG``'s shards as Dask tasks; -> (result futures, stats records).
+# -- on the client ----------------------------------------------------------------------------------
 
-    A worker lost during the run costs a retry from superstep 0 on rebuilt
-    shards, at most ``retries`` times; then WorkerLostError (see the module
-    docstring)."""
+class _Inbox:
+    """The reports of one run, as the scheduler forwards them (the client's event-loop thread puts,
+    the run's thread takes)."""
+
+    def __init__(self):
+        self.queue = queue.Queue()
+        self.reports = {}
+
+    def event(self, msg):
+        self.queue.put((msg["step"], msg["kind"], msg["report"]))
+
+
+class _Dispatch:
+    """One subscription to the report topic per client; routes each event to its run's inbox."""
+
+    def __init__(self):
+        self.inboxes = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, event):
+        _, msg = event
+        with self.lock:
+            inbox = self.inboxes.get(msg.get("run"))
+        if inbox is not None:
+            inbox.event(msg)
+
+
+_DISPATCH = weakref.WeakKeyDictionary()
+_DISPATCH_LOCK = threading.Lock()
+
+
+def _open_inbox(client, token):
+    with _DISPATCH_LOCK:
+        dispatch = _DISPATCH.get(client)
+        if dispatch is None:
+            dispatch = _DISPATCH[client] = _Dispatch()
+            # sent before any graph of the run on the same ordered stream: no event is missed
+            client.subscribe_topic(TOPIC, dispatch)
+    inbox = _Inbox()
+    with dispatch.lock:
+        dispatch.inboxes[token] = inbox
+    return inbox
+
+
+def _close_inbox(client, token):
+    dispatch = _DISPATCH.get(client)
+    if dispatch is not None:
+        with dispatch.lock:
+            dispatch.inboxes.pop(token, None)
+
+
+class _Graph:
+    """Tasks pinned to the run's workers, sent to the scheduler as one graph."""
+
+    def __init__(self, workers, tag):
+        self.workers, self.tag = workers, tag
+        self.tasks = [{} for _ in workers]
+
+    def add(self, q, key, fn, *args):
+        from dask._task_spec import Task, TaskRef  # noqa: PLC0415
+
+        self.tasks[q][key] = Task(key, fn, *args)
+        return TaskRef(key)
+
+    def submit(self, client, refs):
+        """Send the graph; -> futures of ``refs`` (the keys a later graph or the client reads)."""
+        from dask.highlevelgraph import HighLevelGraph, MaterializedLayer  # noqa: PLC0415
+
+        layers = {f"{self.tag}-w{q}": MaterializedLayer(tasks, annotations={"workers": [self.workers[q]]})
+                  for q, tasks in enumerate(self.tasks) if tasks}
+        graph = HighLevelGraph(layers, {name: set(layers) - {name} for name in layers})
+        return client.get(graph, [r.key for r in refs], sync=False) if refs else []
+
+
+def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=4, retries=2):
+    """Run ``program`` over ``PG``'s shards as Dask tasks; -> (``fetch``, stats records): ``fetch()``
+    gives futures of the shards' result columns (shard 0's alone for a replicated result), which
+    stay on the workers until read.
+
+    ``lookahead``: supersteps a graph, two graphs ahead of the last report read.  A worker lost
+    during the run costs a retry from superstep 0 on rebuilt shards, at most ``retries`` times;
+    then WorkerLostError (see the module docstring)."""
     reported = [0]  # supersteps passed to on_step so far, over every attempt
 
     def on_record(rec):
@@ -175,7 +331,7 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
     for attempt in range(retries + 1):
         PG.ensure_shards(check=attempt > 0 or None)
         try:
-            return _run_once(program, PG, schedule, on_record, max_supersteps, lookahead)
+            return _run_once(program, PG, schedule, on_record, max_supersteps, max(1, int(lookahead)))
         except WorkerLostError:
             PG.suspect_loss()
             if attempt == retries:
@@ -188,19 +344,11 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
     token = uuid.uuid4().hex[:8]
     name = program.name
     shards, workers = list(PG.shards), list(PG.workers)
+    what = f"the {name} run"
     settings = config.snapshot(changed=True)  # the program runs under the client's config on the workers
 
-    def gather(futures):
-        """The futures' values; WorkerLostError as soon as a worker of the run is gone (no hang)."""
-        wait_or_lost(client, futures, workers, f"the {name} run")
-        return gather_or_lost(client, futures, workers, f"the {name} run")
-
-    def submit(fn, *args, key, q):
-        return client.submit(fn, *args, key=f"{key}-{token}", workers=[workers[q]], allow_other_workers=False,
-                             pure=False, retries=0)
-
-    def exchange(own, tag):
-        """The schedule as tasks; -> per partition, the futures its consumer merges (its own first)."""
+    def exchange(g, own, tag):
+        """The schedule as tasks of ``g``; -> per partition, the refs its consumer merges (its own first)."""
         held = list(own)
         holds = [{q} for q in range(p)]
         parts = [[own[q]] for q in range(p)]
@@ -208,8 +356,8 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             incoming = {dst: [] for dst in range(p)}
             for t in rnd:
                 whole = set(t.origins) == holds[t.src]
-                incoming[t.dst].append(held[t.src] if whole else submit(
-                    _select, held[t.src], t.origins, key=f"{name}-send-{tag}-r{k}-p{t.src}to{t.dst}", q=t.src))
+                incoming[t.dst].append(held[t.src] if whole else g.add(
+                    t.src, f"{name}-send-{tag}-r{k}-p{t.src}to{t.dst}-{token}", _select, held[t.src], list(t.origins)))
             for t in rnd:
                 holds[t.dst] |= set(t.origins)
             last = k == len(schedule.rounds) - 1
@@ -217,23 +365,45 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
                 if incoming[q]:
                     parts[q] = [held[q], *incoming[q]]
                     if not last:
-                        held[q] = submit(_merge_task, *parts[q], key=f"{name}-merge-{tag}-r{k}-p{q}", q=q)
+                        held[q] = g.add(q, f"{name}-merge-{tag}-r{k}-p{q}-{token}", _merge_task, *parts[q])
                         parts[q] = [held[q]]
         return parts
 
+    inbox = _open_inbox(client, token)
     ok = False
     try:
-        outs = [submit(_init, program, shards[q], token, settings, key=f"{name}-init-p{q}", q=q) for q in range(p)]
+        outs = None  # the last step tasks' refs, per shard
         received = [[] for _ in range(p)]
+        ahead = {}   # step -> its tasks' futures, until its report is read (the "done" ones: the results)
+        links = []   # futures of what the last graph hands the next (exchange outputs)
         records = []
         last_finish = time.time()
+        # step tasks: 0..max_supersteps-1 run supersteps, max_supersteps receives the last one (and sends
+        # the finals), max_supersteps + 1 finishes; without max_supersteps, until the program converges
+        limit = None if max_supersteps is None else max_supersteps + 2
 
-        def submit_step(step, receive_only=False):
-            nonlocal outs, received
-            outs = [submit(_step, program, shards[q], token, step, p, schedule, receive_only, settings, outs[q],
-                           *received[q], key=f"{name}-step-s{step}-p{q}", q=q) for q in range(p)]
-            received = exchange(outs, f"s{step}")  # per shard: its own output or a merge holding it, then the rest
-            return submit(_report, outs[0], key=f"{name}-report-s{step}", q=0)
+        def send(first, count):
+            nonlocal outs, received, links
+            from dask._task_spec import TaskRef  # noqa: PLC0415
+
+            g = _Graph(workers, f"{name}-s{first}-{token}")
+            steps = []
+            for step in range(first, first + count):
+                last = max_supersteps is not None and step >= max_supersteps
+                if step == 0:
+                    outs = [g.add(q, f"{name}-superstep-s0-p{q}-{token}", _first, program, schedule, p, token, q, last,
+                                  settings, TaskRef(shards[q].key)) for q in range(p)]
+                else:
+                    outs = [g.add(q, f"{name}-superstep-s{step}-p{q}-{token}", _step, token, q, step, last, outs[q],
+                                  *received[q]) for q in range(p)]
+                steps.extend(outs)
+                received = exchange(g, outs, f"s{step}")  # per shard: its own output (or a merge of it), the rest
+            keys = {r.key for r in steps}
+            passed = list({r.key: r for rs in received for r in rs if r.key not in keys}.values())
+            futures = g.submit(client, steps + passed)
+            for i, step in enumerate(range(first, first + count)):
+                ahead[step] = futures[i * p:(i + 1) * p]
+            links = futures[len(steps):]  # the previous graph's go: this one holds what they held
 
         def record(superstep, rep):
             nonlocal last_finish
@@ -245,50 +415,69 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             if on_step is not None:
                 on_step(rec)
 
-        step = 0
-        done = False
-        in_flight = deque()  # (first step, report futures): two batches ahead of the one being read
-        while not done:
-            while len(in_flight) < 2 and (max_supersteps is None or step < max_supersteps):
-                first, batch = step, []
-                while len(batch) < lookahead and (max_supersteps is None or step < max_supersteps):
-                    batch.append(submit_step(step))
-                    step += 1
-                in_flight.append((first, batch))
-            if not in_flight:
-                break
-            first, batch = in_flight.popleft()
-            # the report of step task s is superstep s-1's, received at the start of step s
-            for s, rep in zip(range(first, first + len(batch)), gather(batch)):
-                if rep.get("_skipped"):
-                    done = True
-                    break
-                if s > 0:
-                    record(s - 1, rep)
-                if program.converged(rep, s):
-                    done = True
-                    break
-        if not done:  # stopped at max_supersteps: receive the last superstep that ran
-            [rep] = gather([submit_step(step, receive_only=True)])
-            if not rep.get("_skipped") and step > 0:
-                record(step - 1, rep)
-        finals = [submit(_final, program, shards[q], token, settings, key=f"{name}-final-p{q}", q=q) for q in range(p)]
-        parts = exchange(finals, "final")
-        qs = [0] if program.replicated_result else list(range(p))
-        results = [submit(_finish, program, shards[q], token, p, settings, *parts[q], key=f"{name}-finish-p{q}",
-                          q=q)
-                   for q in qs]
-        from distributed import fire_and_forget  # noqa: PLC0415
+        def next_report(step):
+            """(kind, report) of step task ``step``: from the inbox; WorkerLostError as soon as a worker
+            of the run is gone, the task's own error when one failed."""
+            while step not in inbox.reports:
+                try:
+                    s, kind, blob = inbox.queue.get(timeout=CHECK_EVERY_S)
+                except queue.Empty:  # a while without a report: a worker lost, or a task failed?
+                    lost = lost_workers(client, workers)
+                    if lost:
+                        raise worker_lost(lost, workers, what) from None
+                    failed = [f for fs in ahead.values() for f in fs if f.status in ("error", "cancelled", "lost")]
+                    if failed:
+                        gather_or_lost(client, failed[:1], workers, what)  # the task's own error
+                        raise worker_lost(lost_workers(client, workers) or workers, workers, what)
+                    continue
+                if kind == "error":  # a step task raised: its error, from the newest futures (they depend on it)
+                    newest = ahead[max(ahead)] if ahead else []
+                    gather_or_lost(client, newest, workers, what)
+                    raise worker_lost(lost_workers(client, workers) or workers, workers, what)
+                inbox.reports[s] = (kind, pickle.loads(blob))
+            return inbox.reports.pop(step)
 
-        for q in range(p):
-            if q not in qs:  # shards whose result is not needed: drop their state
-                fire_and_forget(submit(_drop_state, shards[q], token, finals[q], key=f"{name}-drop-p{q}", q=q))
-        wait_or_lost(client, results, workers, f"the {name} run")  # they stay on the workers until read
+        submitted = 0  # step tasks submitted
+        step = 0       # the step task whose report is read next
+        while True:
+            while submitted - step < 2 * lookahead and (limit is None or submitted < limit):
+                count = lookahead if limit is None else min(lookahead, limit - submitted)
+                send(submitted, count)
+                submitted += count
+            kind, rep = next_report(step)
+            if kind == "done":
+                break
+            if kind == "skip":  # cannot come before "done" (every shard's tasks follow the same reports)
+                raise RuntimeError(f"tasks executor: step {step} of {what} skipped before the run was done")
+            if step > 0:
+                record(step - 1, rep)
+            ahead.pop(step)  # its outputs are let go once the next step has read them
+            step += 1
+        qs = [0] if program.replicated_result else list(range(p))
+        done = ahead.pop(step)
+        results = [done[q] for q in qs]
+        ahead.clear()  # the steps submitted ahead and not started are released
+        links = []
+        wait_or_lost(client, results, workers, what)  # they stay on the workers until read
         for f in results:
             if f.status != "finished":
-                gather([f])  # raises the task's own error
+                gather_or_lost(client, [f], workers, what)  # raises the task's own error
         ok = True
     finally:
+        _close_inbox(client, token)
         if not ok:  # drop every shard's state of this run (in the background: a worker may be dead)
             run_quietly(client, _forget, token=token)
-    return results, records
+    return _Results(client, results, [workers[q] for q in qs], name, token), records
+
+
+class _Results:
+    """The "done" tasks' futures; ``()`` -> futures of their columns (one small task each, on the worker
+    that holds it, when the result is read)."""
+
+    def __init__(self, client, futures, workers, name, token):
+        self.client, self.done, self.workers, self.name, self.token = client, futures, workers, name, token
+
+    def __call__(self):
+        return [self.client.submit(_columns, f, workers=[w], allow_other_workers=False, pure=False,
+                                   key=f"{self.name}-result-p{q}-{self.token}")
+                for q, (f, w) in enumerate(zip(self.done, self.workers))]
