@@ -20,9 +20,21 @@ def backend(request):
     return request.param
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Every test that uses the session's Dask cluster is marked ``dask``: ``-m 'not dask'`` is the
+    fast inner loop (no cluster started)."""
+    for item in items:
+        if {"client", "dask_client"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.dask)
+
+
 @pytest.fixture(scope="session")
 def dask_client():
-    """One LocalCluster of 2 worker processes for every test module that needs Dask.
+    """One Dask cluster for every test module that needs one: the cluster ``SCHEDULER_FILE`` names
+    when that variable is set (a cluster started by hand, e.g. ``dask scheduler --scheduler-file``
+    and workers, as cuGraph's tests do: the suite then runs on it and leaves it up), else a
+    LocalCluster of 2 worker processes.
 
     Made here rather than by ``dgraph.cluster.connect()``, and not the default client, so that
     connect()/close() tests and ``current_client()`` see nothing of it; modules used to start (and
@@ -31,6 +43,11 @@ def dask_client():
 
     from distributed import Client, LocalCluster
 
+    if os.environ.get("SCHEDULER_FILE"):
+        c = Client(scheduler_file=os.environ["SCHEDULER_FILE"], set_as_default=False)
+        yield c
+        c.close()
+        return
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                            scheduler_kwargs={"dashboard": False}, silence_logs=logging.WARNING)
     c = Client(cluster, set_as_default=False)
