@@ -184,5 +184,9 @@ def test_implementation_errors():
     G = dgraph.from_edges([0, 1], [1, 2])
     from dgraph.engine.run import run_program
 
-    with pytest.raises(InputError, match="implementation='gpu-fused' does not run on a numpy shard"):
+    with pytest.raises(InputError, match=r"implementation='gpu-fused' does not run on a numpy shard of 1 partition"):
         run_program(lambda ids: BFS(0, implementation="gpu-fused"), G)
+    with pytest.raises(InputError, match=r"'gpu-fused\+union' does not run on a numpy shard of 1 partition"):
+        run_program(lambda ids: BFS(0, implementation="gpu-fused+union"), G)
+    r = run_program(lambda ids: BFS(0, implementation="generic"), G.partition(2, client=False))
+    assert r.depth.tolist() == [0, 1, 2]

@@ -151,13 +151,17 @@ class BFS(Program):
         return st
 
     def _implementation(self, shard):
-        """The run's implementation: the one given, checked against the shard's backend, or chosen."""
+        """The run's implementation: the one given, checked against the shard, or chosen."""
         backend = "numpy" if shard.xp is np else "cupy"
-        if self.implementation is None:
-            return implementation(backend, shard.num_parts, self.kernels, self.direction)
-        if self.implementation != "generic" and self.implementation.startswith("gpu") != (backend == "cupy"):
-            raise InputError(f"implementation={self.implementation!r} does not run on a {backend} shard")
-        return self.implementation
+        impl, parts = self.implementation, shard.num_parts
+        if impl is None:
+            return implementation(backend, parts, self.kernels, self.direction)
+        runs = impl == "generic" or ((impl == "cpu-numba") == (backend == "numpy") and
+                                     not (impl == "gpu-fused+levels" and parts > 1) and
+                                     not (impl == "gpu-fused+union" and parts == 1))
+        if not runs:
+            raise InputError(f"implementation={impl!r} does not run on a {backend} shard of {parts} partition(s)")
+        return impl
 
     def initial_report(self, shard, st):
         return {"frontier": 1, "frontier_edges": int(shard.degree[self.source])}
