@@ -128,3 +128,65 @@ def test_cupy_without_gpu_is_a_clear_error():
     G = dgraph.from_edges([0], [1])
     with pytest.raises(BackendError, match="backend='cupy'"):
         dgraph.bfs(G, 0, backend="cupy")
+
+
+@pytest.mark.parametrize("backend,parts,kernels,direction,levels,expected", [
+    ("numpy", 1, "fused", "auto", True, "cpu-numba"),
+    ("numpy", 3, "fused", "pull", True, "cpu-numba"),
+    ("numpy", 1, "generic", "auto", True, "generic"),
+    ("cupy", 2, "generic", "push", True, "generic"),
+    ("cupy", 1, "fused", "auto", True, "gpu-fused+levels"),
+    ("cupy", 1, "fused", "push", True, "gpu-fused+levels"),
+    ("cupy", 1, "fused", "pull", True, "gpu-fused"),
+    ("cupy", 1, "fused", "auto", False, "gpu-fused"),
+    ("cupy", 4, "fused", "auto", True, "gpu-fused+union"),
+])
+def test_one_function_chooses_the_implementation(backend, parts, kernels, direction, levels, expected):
+    from dgraph.algorithms.bfs import IMPLEMENTATIONS, implementation
+
+    assert implementation(backend, parts, kernels, direction, levels=levels) == expected
+    with dgraph.config.override(bfs_levels=levels):  # None: dgraph.config decides
+        assert implementation(backend, parts, kernels, direction) == expected
+    assert expected in IMPLEMENTATIONS
+
+
+def test_the_choice_is_recorded_and_the_program_follows_it(monkeypatch):
+    """r.params["implementation"] names what ran: the other implementations' visit steps are not called."""
+    from dgraph.algorithms.bfs import cpu, kernels
+
+    G = dgraph.generate("grid", rows=5, cols=6)
+    ref = dgraph.bfs(G, 0)
+    assert ref.params["implementation"] == "cpu-numba"
+
+    def refuse(*args):
+        raise AssertionError("an implementation that was not chosen ran")
+
+    for direction in ("push", "pull"):
+        with monkeypatch.context() as m:
+            m.setattr(cpu, direction, refuse)
+            r = dgraph.bfs(G, 0, direction=direction, kernels="generic")
+        assert r.params["implementation"] == "generic" and r.depth.tolist() == ref.depth.tolist()
+        with monkeypatch.context() as m:
+            m.setattr(kernels, direction, refuse)
+            r = dgraph.bfs(G.partition(2, client=False), 0, direction=direction)
+        assert r.params["implementation"] == "cpu-numba" and r.parent.tolist() == ref.parent.tolist()
+
+
+def test_implementation_errors():
+    from dgraph.algorithms.bfs import BFS, implementation
+
+    with pytest.raises(InputError, match="kernels='numba': expected 'fused' or 'generic'"):
+        dgraph.bfs(dgraph.from_edges([0], [1]), 0, kernels="numba")
+    with pytest.raises(InputError, match="backend='tpu': expected 'numpy' or 'cupy'"):
+        implementation("tpu", 1)
+    with pytest.raises(InputError, match="implementation='fast': expected one of generic, cpu-numba, "):
+        BFS(0, implementation="fast")
+    G = dgraph.from_edges([0, 1], [1, 2])
+    from dgraph.engine.run import run_program
+
+    with pytest.raises(InputError, match=r"implementation='gpu-fused' does not run on a numpy shard of 1 partition"):
+        run_program(lambda ids: BFS(0, implementation="gpu-fused"), G)
+    with pytest.raises(InputError, match=r"'gpu-fused\+union' does not run on a numpy shard of 1 partition"):
+        run_program(lambda ids: BFS(0, implementation="gpu-fused+union"), G)
+    r = run_program(lambda ids: BFS(0, implementation="generic"), G.partition(2, client=False))
+    assert r.depth.tolist() == [0, 1, 2]

@@ -20,15 +20,21 @@ from dgraph.errors import MissingFileError
 #: (or moves a module's kernels into a .cu file) updates its line here.
 BEFORE = {
     ("gpu_kernels", "COMMON"): "bb731ca7f6eb631b9060a224d687760c6005f47f9ae01e93920ef09e87cdbe38",
-    ("gpu_kernels", "_SOURCE"): "2b54cde2a38be44fab8407bc6309309610d3088d1c874627d2c7533d85d2d439",
+    # BFS's visits (push_lb, pull) moved to dgraph/algorithms/bfs/bfs.cu: both texts are new, and
+    # test_bfs_visits_moved_byte_for_byte splices them back into the text before (GPU_KERNELS_BEFORE)
+    ("gpu_kernels", "_SOURCE"): "0b1f890b9527e6c69a067ad1b1016ffe011d1c8c0c56317de92b997388fadc32",
+    ("dgraph.algorithms.bfs.gpu", "_SOURCE"): "0a460d0de3d623e13184046736d86b8468847c96efe9fc54557d8bb7bab1f6f4",
     ("gpu_sssp", "DEVICE"): "7137617b905b3a883047d4a1dcc9293a9c50776c3a18edc74996d9afd5552b16",
     ("gpu_sssp", "_SOURCE"): "999d99f25cc29975ac54d20b30247214ed71c75fd363a753aa197b9ddb279c79",
     ("gpu_sssp_steps", "_SOURCE"): "934f84b6791ff0c475545a07d7762fcdef2e4e5e3513b7553c91c1bf7ed55ddb",
-    ("gpu_levels", "_SOURCE"): "5c82aa43c368b90ca3ca07af873a8938e3e775f6e21c82bdd7cd79f04ec346c1",
-    ("gpu_frontier", "_SOURCE"): "d0ea4892bc8e2c0b403daea17f78e5135269c812b36e92faff9a6eb85c2bac04",
+    ("dgraph.algorithms.bfs.solver", "_SOURCE"): "5c82aa43c368b90ca3ca07af873a8938e3e775f6e21c82bdd7cd79f04ec346c1",
+    ("dgraph.algorithms.bfs.union", "_SOURCE"): "d0ea4892bc8e2c0b403daea17f78e5135269c812b36e92faff9a6eb85c2bac04",
     ("gpu_wcc", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
     ("gpu_pagerank", "_SOURCE"): "f9ee385395f359d742603843b04672440bdce6eadb7f5f99112157df35645098",
 }
+
+#: backend/gpu_kernels.py's assembled source while it still held BFS's visits (commit 1f07d4d)
+GPU_KERNELS_BEFORE = "2b54cde2a38be44fab8407bc6309309610d3088d1c874627d2c7533d85d2d439"
 
 HELPERS = ("warp_emit", "warp_offsets", "block_reserve", "block_sum", "block_add", "now_ns", "block_emit",
            "slot_between", "frontier_slot", "block_frontier_slot_from", "block_frontier_slot", "block_slot",
@@ -41,7 +47,8 @@ def _sha(text):
 
 @pytest.mark.parametrize("module,name", list(BEFORE), ids=[f"{m}.{n}" for m, n in BEFORE])
 def test_assembled_sources_are_byte_for_byte_as_before(module, name):
-    text = COMMON if name == "COMMON" else getattr(importlib.import_module(f"dgraph.backend.{module}"), name)
+    where = module if "." in module else f"dgraph.backend.{module}"
+    text = COMMON if name == "COMMON" else getattr(importlib.import_module(where), name)
     assert _sha(text) == BEFORE[module, name]
 
 
@@ -57,10 +64,28 @@ def test_gpu_kernels_cu_includes_common_once():
     assert '#include "common.cuh"' in raw and "block_reserve(bool" not in raw
     text = source("dgraph.backend", "gpu_kernels.cu")
     assert "#include" not in text and text.count("block_reserve(bool flag") == 1
-    kernels = {"push_lb_i32", "push_lb_i64", "pull_i32", "pull_i64", "block_starts", "seg_sum_i32", "seg_sum_i64",
-               "seg_fold", "seg_total"}
+    kernels = {"block_starts", "seg_sum_i32", "seg_sum_i64", "seg_fold", "seg_total"}
     for k in kernels:
         assert f"{k}(" in text, k
+    assert "push_lb" not in text and "pull_thread" not in text  # BFS's own: in its package
+
+
+def test_bfs_visits_moved_byte_for_byte():
+    """gpu_kernels.cu less BFS's visits, and bfs.cu, spliced back: the text before, hash for hash.
+    Each file is common.cuh, its templates, then one ``extern "C"`` block of its kernels."""
+    from dgraph.algorithms.bfs import gpu
+    from dgraph.backend import gpu_kernels
+
+    kern_head, kern_tail = gpu_kernels._SOURCE.split('extern "C" {\n')
+    bfs_head, bfs_tail = gpu._SOURCE.split('extern "C" {\n')
+    lead = "\n" + common() + "\n"
+    assert kern_head.startswith(lead) and bfs_head.startswith(common() + "\n") and kern_tail.endswith("}\n")
+    before = lead + bfs_head[len(lead) - 1:] + kern_head[len(lead):] + 'extern "C" {\n' + kern_tail[:-2] + bfs_tail
+    assert _sha(before) == GPU_KERNELS_BEFORE
+    raw = (Path(dgraph.__file__).parent / "algorithms" / "bfs" / "bfs.cu").read_text()
+    assert raw.startswith('#include "common.cuh"\n') and "block_reserve(bool" not in raw
+    for k in ("push_lb_i32", "push_lb_i64", "pull_i32", "pull_i64"):
+        assert f"void {k}(" in gpu._SOURCE and f"void {k}(" not in gpu_kernels._SOURCE, k
 
 
 def test_source_resolves_includes_in_the_package_then_dgraph_cuda(tmp_path, monkeypatch):
@@ -95,7 +120,7 @@ def test_machinery_lives_in_dgraph_cuda_only():
 
 def test_no_cupy_import():
     code = ("import sys, dgraph, dgraph.cuda, dgraph.backend.gpu_kernels, dgraph.backend.gpu_sssp_steps, "
-            "dgraph.backend.gpu_levels, dgraph.backend.gpu_wcc, dgraph.backend.gpu_frontier, "
+            "dgraph.algorithms.bfs.solver, dgraph.backend.gpu_wcc, dgraph.algorithms.bfs.union, dgraph.algorithms.bfs.gpu, "
             "dgraph.backend.gpu_pagerank, dgraph.emv.device; print('cupy' in sys.modules)")
     root = str(Path(dgraph.__file__).parents[1])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,

@@ -1,6 +1,6 @@
 """Supersteps batched on one GPU (Program.run_steps): the same answers and per-superstep records.
 
-BFS: many push levels in one launch (dgraph.backend.gpu_levels) give the same bits and the same
+BFS: many push levels in one launch (dgraph.algorithms.bfs.solver) give the same bits and the same
 records as the level-by-level CuPy path and as numpy, on deep and odd graphs.  The batch stops for
 five reasons (frontier empty, Beamer's switch to pull, too many frontier edges, a hub, the level
 limit); the small-limit cases below make each happen mid-run.
@@ -36,19 +36,19 @@ def _graphs():
 
 CASES = list(_graphs())
 STAT_KEYS = ("direction", "frontier", "edges", "frontier_edges")
-#: the limits the tests shrink that are dgraph.config options (the others are gpu_levels constants)
+#: the limits the tests shrink that are dgraph.config options (the others are dgraph.algorithms.bfs.solver constants)
 OPTIONS = {"MF_LIMIT": "bfs_levels_frontier_limit", "DEG_LIMIT": "bfs_levels_degree_limit"}
 
 
 def _run(G, source, direction, monkeypatch, levels, **patch):
-    from dgraph.backend import gpu_levels
+    from dgraph.algorithms.bfs import solver
 
     monkeypatch.setattr(dgraph.config, "bfs_levels", levels)
     for name, value in patch.items():
         if name in OPTIONS:  # a dgraph.config option
             monkeypatch.setattr(dgraph.config, OPTIONS[name], value)
         else:
-            monkeypatch.setattr(gpu_levels, name, value)
+            monkeypatch.setattr(solver, name, value)
     return dgraph.bfs(G, source=source, direction=direction, backend="cupy")
 
 
@@ -70,6 +70,7 @@ def test_levels_equal_level_by_level_and_numpy(label, G, direction, monkeypatch)
     one_by_one = _run(G, source, direction, monkeypatch, levels=False)
     batched = _run(G, source, direction, monkeypatch, levels=True)
     _check_same(batched, one_by_one)
+    assert (batched.params["implementation"], one_by_one.params["implementation"]) == ("gpu-fused+levels", "gpu-fused")
     _check_same(batched, cpu)
 
 
@@ -86,17 +87,17 @@ def test_levels_stop_and_resume(label, patch, monkeypatch):
 
 def test_deep_grid_runs_in_few_launches(monkeypatch):
     """A 200x200 grid from a corner: 399 levels, each its own record, in one launch."""
-    from dgraph.backend import gpu_levels
+    from dgraph.algorithms.bfs import solver
 
     calls = []
-    real = gpu_levels.push_levels
+    real = solver.push_levels
 
     def counting(*a, **k):
         out = real(*a, **k)
         calls.append(out[0])
         return out
 
-    monkeypatch.setattr(gpu_levels, "push_levels", counting)
+    monkeypatch.setattr(solver, "push_levels", counting)
     G = dgraph.generate("grid", rows=200, cols=200)
     r = dgraph.bfs(G, source=0, backend="cupy")
     assert len(r.stats) == 399 and int(to_numpy(r.raw("depth")).max()) == 398

@@ -19,7 +19,7 @@ def _need_gpu():
 def test_union_matches_numpy(seed, dtype):
     import cupy as cp
 
-    from dgraph.backend.gpu_frontier import FrontierUnion
+    from dgraph.algorithms.bfs.union import FrontierUnion
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 3000))

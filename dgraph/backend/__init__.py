@@ -2,8 +2,9 @@
 
 Code takes ``xp`` from the data it is given (:func:`array_module`) and never
 mixes the two inside a kernel.  CuPy is imported only when asked for.
-The per-backend kernels live in :mod:`dgraph.backend.cpu_kernels` (numba) and
-:mod:`dgraph.backend.gpu_kernels` (CuPy RawKernels).
+Kernels several algorithms share live in :mod:`dgraph.backend.cpu_kernels` (numba) and
+:mod:`dgraph.backend.gpu_kernels` (CuPy RawKernels); an algorithm's own kernels live in its
+package (BFS: :mod:`dgraph.algorithms.bfs`).
 """
 
 from __future__ import annotations

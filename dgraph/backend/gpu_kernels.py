@@ -1,16 +1,13 @@
-"""GPU (CuPy backend) kernels: the CUDA twins of ``cpu_kernels``.
+"""GPU (CuPy backend) launch helpers several algorithms share.
 
-Same inputs, outputs and tie rule as the CPU kernels (see there for the
-shard layout: local rows, global ids); the parallel versions reach the
-smallest-id parent with ``atomicMin``.  Unvisited parents hold ``INT_MAX``
-of their dtype (the caller maps it to -1 at the end).  Output queues and
-counters are appended per block (one atomic per block, not per thread).
-Compiled on first use; CuPy caches the binaries on disk.
+The block starts of a load-balanced launch (a thread per frontier edge: which frontier slot each
+block's first edge belongs to) and the segmented, deterministic row sums ``gather_row_sum`` (no
+atomics: a vertex's sum is the same bits whatever the partitioning).  An algorithm's own kernels
+live in its package (BFS's visits: :mod:`dgraph.algorithms.bfs.gpu`).  Compiled on first use;
+CuPy caches the binaries on disk.
 
-The CUDA is in ``gpu_kernels.cu`` beside this file (BFS visits, the block
-starts of a load-balanced launch, the segmented row sums); the helpers it
-shares with every kernel module are ``dgraph/cuda/common.cuh``, and the
-compile and launch machinery is :mod:`dgraph.cuda`.
+The CUDA is in ``gpu_kernels.cu`` beside this file; the helpers it shares with every kernel module
+are ``dgraph/cuda/common.cuh``, and the compile and launch machinery is :mod:`dgraph.cuda`.
 """
 
 from __future__ import annotations
@@ -28,37 +25,6 @@ def module():
 def kernel(name):
     """A kernel of this module (:func:`dgraph.cuda.function`)."""
     return function(_SOURCE, name)
-
-
-def visit_push(indptr, indices, frontier_rows, total, row_base, rows, labels, parents, level, degree,
-               out, counters):
-    """Top-down step over ``total`` frontier edges (known on the host); see ``block_emit``."""
-    import cupy as cp  # noqa: PLC0415
-
-    nf = len(frontier_rows)
-    if nf == 0 or total == 0:
-        return
-    deg = indptr[frontier_rows + 1] - indptr[frontier_rows]
-    scanned = cp.cumsum(deg)
-    kern = kernel("push_lb_" + dtype_suffix(indices.dtype))
-    grid = (int(total) + BLOCK - 1) // BLOCK
-    kern((grid,), (BLOCK,), (indptr, indices, frontier_rows, scanned, cp.int32(nf), cp.int64(total),
-                             cp.int64(row_base), rows, cp.int32(len(rows) > 0), labels, parents,
-                             cp.int32(level), degree, out, counters))
-
-
-def visit_pull(cindptr, cindices, fmask, row_base, rows, labels, parents, level, degree, out, counters):
-    """Bottom-up step over all owned vertices; see ``block_emit``."""
-    import cupy as cp  # noqa: PLC0415
-
-    nrows = len(cindptr) - 1
-    if nrows <= 0:
-        return
-    kern = kernel("pull_" + dtype_suffix(cindices.dtype))
-    grid = (nrows + BLOCK - 1) // BLOCK
-    kern((grid,), (BLOCK,), (cindptr, cindices, fmask, cp.int64(nrows), cp.int64(row_base), rows,
-                             cp.int32(len(rows) > 0), labels, parents, cp.int32(level), degree, out,
-                             counters))
 
 
 def block_starts(scanned, nf, total, starts=None):

@@ -1,8 +1,8 @@
 """Vectorized building blocks shared by every operator, written once for numpy and CuPy.
 
 Each function takes its array module from its inputs.  These are the generic
-(unfused) paths; the fused per-algorithm kernels live beside them in
-``cpu_kernels`` and ``gpu_kernels``.
+(unfused) paths; the fused kernels live in the algorithms' packages (BFS:
+:mod:`dgraph.algorithms.bfs`) or, shared, in ``cpu_kernels`` and ``gpu_kernels``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One-GPU call (nvidia-h100-x1), 2026-11-23: the persistent multi-level BFS kernel
-# (dgraph/backend/gpu_levels.py) checked against the level-by-level path and numpy, grid and rmat
+# (now dgraph/algorithms/bfs/solver.py) checked against the level-by-level path and numpy, grid and rmat
 # BFS before/after (DGRAPH_LEVELS=0 is "before"), the suite's one-GPU figures on the H100, device
 # memory of generate/BFS, then every `gpu` test.  Usage: docs/bench-scripts/gpu-levels.sh OUTDIR
 set -uo pipefail

@@ -6,8 +6,8 @@ import sys, time, statistics
 import dgraph
 from dgraph.bench.bfs import pick_source
 from dgraph.bench.spec import load_graph
-from dgraph.backend import cpu_kernels
-cpu_kernels.warm_up()
+from dgraph.algorithms.bfs import cpu as bfs_cpu
+bfs_cpu.warm_up()
 spec, deltas = sys.argv[1], [float(x) for x in sys.argv[2].split(",")]
 G = load_graph(generate=spec)
 s = pick_source(G, "max-degree" if "rmat" in spec else "corner")

@@ -1,5 +1,5 @@
 """Where a partitioned GPU BFS superstep's time goes, piece by piece, on one GPU: the local executor
-runs p shards in one process, and every piece of bfs.py's superstep and receive is wrapped to wait for
+runs p shards in one process, and every piece of the BFS package's superstep and receive is wrapped to wait for
 the GPU before and after and record its wall time (medians over repeated runs, per superstep, shard 0).
 
 Usage: python3 docs/bench-scripts/superstep-parts.py SCALE [PARTS] [REPEAT]"""
@@ -12,8 +12,10 @@ import time
 import cupy as cp
 
 import dgraph
-from dgraph.algorithms import bfs as bfs_mod
-from dgraph.backend import gpu_frontier, gpu_kernels
+from dgraph.algorithms.bfs import gpu as bfs_gpu
+from dgraph.algorithms.bfs import kernels as bfs_kernels
+from dgraph.algorithms.bfs import program as bfs_mod
+from dgraph.algorithms.bfs import union as gpu_frontier
 
 scale = int(sys.argv[1]) if len(sys.argv) > 1 else 22
 parts = int(sys.argv[2]) if len(sys.argv) > 2 else 2
@@ -34,12 +36,13 @@ def timed(name, fn):
     return wrapper
 
 
-for name in ("_frontier_rows", "_gpu_state", "_frontier_payload"):
-    setattr(bfs_mod, name, timed(name, getattr(bfs_mod, name)))
-bfs_mod._VISITS[("gpu", "push")] = timed("push (all)", bfs_mod._gpu_push)
-bfs_mod._VISITS[("gpu", "pull")] = timed("pull (all)", bfs_mod._gpu_pull)
-gpu_kernels.visit_push = timed("visit_push", gpu_kernels.visit_push)
-gpu_kernels.visit_pull = timed("visit_pull", gpu_kernels.visit_pull)
+bfs_kernels.frontier_rows = timed("_frontier_rows", bfs_kernels.frontier_rows)
+bfs_gpu.buffers = timed("_gpu_state", bfs_gpu.buffers)
+bfs_mod._frontier_payload = timed("_frontier_payload", bfs_mod._frontier_payload)
+bfs_gpu.push = timed("push (all)", bfs_gpu.push)
+bfs_gpu.pull = timed("pull (all)", bfs_gpu.pull)
+bfs_gpu.visit_push = timed("visit_push", bfs_gpu.visit_push)
+bfs_gpu.visit_pull = timed("visit_pull", bfs_gpu.visit_pull)
 gpu_frontier.FrontierUnion.union = timed("union", gpu_frontier.FrontierUnion.union)
 gpu_frontier.FrontierUnion.bits = timed("bits", gpu_frontier.FrontierUnion.bits)
 superstep, receive = bfs_mod.BFS.superstep, bfs_mod.BFS.receive

@@ -1,0 +1,292 @@
+"""The BFS Program: push, pull and direction-optimizing (Beamer), with depth and parent.
+
+Each superstep visits the next level from the frontier (:mod:`.kernels` says what a visit step
+takes and returns), top-down or bottom-up as Beamer's rule says.  :func:`implementation` decides,
+once a run, which visit steps run (numba, CUDA, or the vectorized reference built from
+:mod:`dgraph.ops`) and whether the GPU's whole-graph fast loop (:mod:`.solver`) or bitmap union
+(:mod:`.union`) joins in; the Program dispatches on that choice.
+
+Across partitions it is ButterFly BFS: every shard keeps the global depth
+array, advances from the frontier vertices it owns, and the shards
+all-gather what they discovered (butterfly or all-to-all) as vertex ids or
+as a bitmap, whichever is smaller, so every shard ends each superstep with
+the same global frontier and can pull from it when the direction switches.
+Parents stay where they were found and are reconciled once, after the last
+superstep (the smallest candidate wins).
+
+The parent of a vertex is its smallest-id neighbor in the previous level,
+whichever direction, partition or backend found it, so every run on every
+executor returns the same parent array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...backend import to_backend
+from ...backend.primitives import scatter_min
+from ...config import config
+from ...engine.program import Contribution, Program
+from ...errors import InputError
+from ...ops import Frontier
+from .kernels import visit
+
+DIRECTIONS = ("auto", "push", "pull")
+KERNELS = ("fused", "generic")
+
+#: every implementation :func:`implementation` may choose, and what runs in it
+IMPLEMENTATIONS = {
+    "generic": "the vectorized visit steps of kernels.py (dgraph.ops; numpy or CuPy): the reference",
+    "cpu-numba": "the numba visit kernels of cpu.py",
+    "gpu-fused": "the CUDA visit kernels of gpu.py, a host round trip a level",
+    "gpu-fused+levels": "gpu-fused, and push levels run many to a cooperative launch while the frontier "
+                        "is small (solver.py)",
+    "gpu-fused+union": "gpu-fused on each shard, the shards' frontiers united by bitmap kernels (union.py)",
+}
+
+
+def implementation(backend, num_parts, kernels="fused", direction="auto", levels=None):
+    """Which BFS implementation a run takes: one of :data:`IMPLEMENTATIONS`.
+
+    The one place that decides; called once a run (by :func:`dgraph.bfs`, or by :meth:`BFS.init`
+    for a Program made without one) and recorded in ``Result.params["implementation"]``.
+
+    Parameters
+    ----------
+    backend : {'numpy', 'cupy'}
+        Where the shards' arrays live.
+    num_parts : int
+        Partitions of the graph (1: one whole-graph shard).
+    kernels : {'fused', 'generic'}
+        The user's choice: compiled kernels, or the vectorized reference.
+    direction : {'auto', 'push', 'pull'}
+        The user's direction: the multi-level launch only pushes.
+    levels : bool, optional
+        Whether the multi-level launch may run; None reads ``dgraph.config.bfs_levels``.
+
+    Returns
+    -------
+    str
+        'generic', 'cpu-numba', 'gpu-fused', 'gpu-fused+levels' or 'gpu-fused+union'.
+
+    Notes
+    -----
+    Within ``gpu-fused+levels`` each superstep still goes to the level-by-level kernels when its
+    frontier is too big for one launch, holds a hub, or Beamer's rule pulls
+    (:func:`~dgraph.algorithms.bfs.solver.run_levels`): that follows the frontier, level by level.
+
+    Examples
+    --------
+    >>> from dgraph.algorithms.bfs import implementation
+    >>> implementation("numpy", 1), implementation("numpy", 4, kernels="generic")
+    ('cpu-numba', 'generic')
+    >>> implementation("cupy", 1), implementation("cupy", 1, direction="pull"), implementation("cupy", 2)
+    ('gpu-fused+levels', 'gpu-fused', 'gpu-fused+union')
+    """
+    if kernels not in KERNELS:
+        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    if backend not in ("numpy", "cupy"):
+        raise InputError(f"backend={backend!r}: expected 'numpy' or 'cupy'")
+    if kernels == "generic":
+        return "generic"
+    if backend == "numpy":
+        return "cpu-numba"
+    if num_parts > 1:
+        return "gpu-fused+union"
+    if direction != "pull" and (config.bfs_levels if levels is None else levels):
+        return "gpu-fused+levels"
+    return "gpu-fused"
+
+
+class BFSState:
+    """One shard's BFS: depth labels and parents (global ids), the frontier, Beamer's running counts
+    (``m_u``: unvisited edges, ``prev_nf``), and the implementation's buffers."""
+
+    __slots__ = ("labels", "parents", "frontier", "direction", "level", "m_u", "prev_nf", "out", "counters",
+                 "unset", "levels", "union", "next_rows", "implementation")
+
+
+class BFS(Program):
+    """The BFS Program (see :mod:`dgraph.engine.program`).
+
+    ``implementation``: one of :data:`IMPLEMENTATIONS`, as :func:`implementation` chose it for the
+    run (:func:`dgraph.bfs` passes it); None lets :meth:`init` choose from the shard.
+    """
+
+    name = "bfs"
+    replicated_result = True
+
+    def __init__(self, source, direction="auto", alpha=15.0, beta=18.0, kernels="fused", implementation=None):
+        if implementation is not None and implementation not in IMPLEMENTATIONS:
+            raise InputError(f"implementation={implementation!r}: expected one of {', '.join(IMPLEMENTATIONS)}")
+        self.source = int(source)
+        self.direction = direction
+        self.alpha, self.beta = alpha, beta
+        self.kernels = kernels
+        self.implementation = implementation
+
+    # -- setup -------------------------------------------------------------------
+    def init(self, shard):
+        xp = shard.xp
+        n = shard.n
+        st = BFSState()
+        st.implementation = self._implementation(shard)
+        vdt = shard.indices.dtype
+        # the fused GPU kernels keep the smallest parent by atomicMin: unvisited holds the dtype's maximum
+        st.unset = np.iinfo(vdt).max if st.implementation.startswith("gpu") else -1
+        st.labels = xp.full(n, -1, dtype=np.int32)
+        st.parents = xp.full(n, st.unset, dtype=vdt)
+        st.labels[self.source] = 0
+        st.parents[self.source] = self.source
+        st.frontier = Frontier(n, ids=xp.asarray([self.source], dtype=vdt))
+        st.level = 0
+        st.m_u = shard.degree_sum() - int(shard.degree[self.source])
+        st.prev_nf = 0
+        st.direction = "pull" if self.direction == "pull" else "push"
+        st.out = None
+        st.counters = None
+        st.levels = None
+        st.union = None      # the bitmap union buffers of gpu-fused+union (union.py)
+        st.next_rows = None  # (owned local rows, their degree sum) of the frontier, when the union gave them
+        return st
+
+    def _implementation(self, shard):
+        """The run's implementation: the one given, checked against the shard, or chosen."""
+        backend = "numpy" if shard.xp is np else "cupy"
+        impl, parts = self.implementation, shard.num_parts
+        if impl is None:
+            return implementation(backend, parts, self.kernels, self.direction)
+        runs = impl == "generic" or ((impl == "cpu-numba") == (backend == "numpy") and
+                                     not (impl == "gpu-fused+levels" and parts > 1) and
+                                     not (impl == "gpu-fused+union" and parts == 1))
+        if not runs:
+            raise InputError(f"implementation={impl!r} does not run on a {backend} shard of {parts} partition(s)")
+        return impl
+
+    def initial_report(self, shard, st):
+        return {"frontier": 1, "frontier_edges": int(shard.degree[self.source])}
+
+    def converged(self, report, step):
+        return report.get("frontier", 0) == 0
+
+    def choose_direction(self, st, n, nf, m_f):
+        """Beamer's switch: pull when the frontier's edges exceed the unvisited edges / alpha
+        (and the frontier grows), back to push when it shrinks below n / beta."""
+        if self.direction != "auto":
+            return self.direction
+        if st.direction == "push":
+            return "pull" if (m_f > st.m_u / self.alpha and nf > st.prev_nf) else "push"
+        return "push" if (nf < n / self.beta and nf < st.prev_nf) else "pull"
+
+    # -- one superstep -------------------------------------------------------------
+    def superstep(self, shard, st, ctx):
+        nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
+        st.direction = self.choose_direction(st, shard.n, nf, m_f)
+        st.level += 1
+        step = visit(st.implementation, st.direction)
+        whole = shard.num_parts == 1
+        if not whole:
+            m_f = st.next_rows[1] if st.next_rows is not None else None
+        claimed, touched, degsum = step(shard, st, m_f)
+        return Contribution(_frontier_payload(shard, st, claimed, whole),
+                            {"count": len(claimed), "edges": touched, "degsum": degsum, "input_frontier": nf})
+
+    def run_steps(self, shard, st, ctx, limit):
+        """Push levels many to one GPU launch (``gpu-fused+levels``: :func:`.solver.run_levels`);
+        None when the implementation has no such loop or the next superstep is not such a level."""
+        if st.implementation != "gpu-fused+levels":
+            return None
+        from . import solver  # noqa: PLC0415
+
+        return solver.run_levels(self, shard, st, ctx, limit)
+
+    def receive(self, shard, st, contributions, ctx):
+        if len(contributions) == 1:
+            c = contributions[0]
+            new, count, degsum = c.arrays["v"], c.counters["count"], c.counters["degsum"]
+            st.frontier = Frontier(shard.n, ids=new)
+        elif st.implementation == "gpu-fused+union":  # one fused kernel (union.py)
+            xp = shard.xp
+            parts = [(to_backend(c.arrays["ids"], xp), to_backend(c.arrays["bits"], xp)) for c in contributions]
+            new, degsum, rows, owned_deg = st.union.union(parts, st.labels, st.level, shard.degree)
+            count = len(new)
+            st.next_rows = None if rows is None else (rows, owned_deg)
+            st.frontier = Frontier.with_mask(shard.n, new, st.union.fmask.view(xp.bool_))
+        else:
+            new = _union(shard, contributions)
+            fresh = new[st.labels[new] < 0]
+            st.labels[fresh] = st.level
+            count = len(new)
+            degsum = int(shard.degree[new].sum())
+            st.frontier = Frontier(shard.n, ids=new)
+        st.prev_nf = contributions[0].counters["input_frontier"]
+        st.m_u -= degsum
+        return {"direction": st.direction, "frontier": count, "edges": sum(c.counters["edges"] for c in contributions),
+                "frontier_edges": degsum}
+
+    def final_contribution(self, shard, st):
+        """The parents this shard found: (vertex, parent) pairs, reconciled by minimum."""
+        if shard.num_parts == 1:
+            return None
+        v = shard.xp.flatnonzero(st.parents != st.unset).astype(st.parents.dtype)
+        return Contribution({"v": v, "u": st.parents[v]}, {})
+
+    def final_min(self, shard, st):
+        """The parents as one array to reduce by minimum onto shard 0, for a transport that reduces
+        on the GPUs (NCCL): unvisited entries hold the dtype's maximum on the fused GPU path, so the
+        minimum is the smallest candidate.  None where they hold -1 (numpy, generic kernels)."""
+        big = np.iinfo(st.parents.dtype).max
+        return st.parents if (shard.num_parts > 1 and st.unset == big) else None
+
+    def final_receive(self, shard, st, contributions):
+        xp = shard.xp
+        others = [c for i, c in enumerate(contributions) if i != shard.part]
+        if not others:
+            return
+        v = xp.concatenate([to_backend(c.arrays["v"], xp) for c in others])
+        u = xp.concatenate([to_backend(c.arrays["u"], xp) for c in others]).astype(st.parents.dtype)
+        big = np.iinfo(st.parents.dtype).max
+        if st.unset != big:
+            st.parents[v[st.parents[v] == st.unset]] = big
+        scatter_min(st.parents, v, u)
+
+    def finish(self, shard, st):
+        parents = st.parents
+        if st.unset != -1:
+            parents = shard.xp.where(parents == st.unset, -1, parents)
+        return {"depth": st.labels, "parent": parents}
+
+
+# -- what travels between shards --------------------------------------------------------
+
+def _frontier_payload(shard, st, claimed, whole):
+    """The vertices a shard claimed: as ids, or as a packed bitmap when that is smaller."""
+    if whole:
+        return {"v": claimed}
+    xp = shard.xp
+    if claimed.itemsize * len(claimed) <= shard.n // 8:
+        return {"ids": claimed, "bits": xp.empty(0, dtype=np.uint8)}
+    if st.implementation == "gpu-fused+union":
+        return {"ids": xp.empty(0, dtype=claimed.dtype), "bits": st.union.bits(claimed)}
+    mask = xp.zeros(shard.n, dtype=bool)
+    mask[claimed] = True
+    return {"ids": xp.empty(0, dtype=claimed.dtype), "bits": xp.packbits(mask)}
+
+
+def _union(shard, contributions):
+    """The sorted union of every shard's claimed vertices."""
+    xp = shard.xp
+    if all(len(c.arrays["bits"]) == 0 for c in contributions):
+        return xp.unique(xp.concatenate([to_backend(c.arrays["ids"], xp) for c in contributions]))
+    mask = xp.zeros(shard.n, dtype=bool)
+    for c in contributions:
+        bits = to_backend(c.arrays["bits"], xp)
+        if len(bits):
+            mask |= xp.unpackbits(bits)[: shard.n].astype(bool)
+        ids = to_backend(c.arrays["ids"], xp)
+        if len(ids):
+            mask[ids] = True
+    return xp.flatnonzero(mask).astype(shard.indices.dtype)
+
+
+__all__ = ["BFS", "BFSState", "DIRECTIONS", "IMPLEMENTATIONS", "KERNELS", "implementation"]

@@ -1,0 +1,148 @@
+"""BFS's whole-graph fast loop: many push levels in one GPU launch, a persistent, cooperative kernel.
+
+The ``gpu-fused+levels`` implementation (one whole-graph CuPy shard, fused kernels, a direction
+that may push, ``dgraph.config.bfs_levels`` on): :meth:`BFS.run_steps
+<dgraph.algorithms.bfs.program.BFS.run_steps>` hands each superstep to :func:`run_levels`, which
+runs it here while the frontier is small (:func:`fits`) and Beamer's rule stays on push, and
+otherwise leaves it to the level-by-level kernels of :mod:`.gpu`.
+
+A deep graph (a road network, a 1000x1000 grid: about 2,000 levels) spends
+its time between levels, not in them: every level is a few kernel launches
+and one host read of the frontier size, some 150 us, for a frontier of a
+thousand vertices.  Here one cooperative launch runs level after level on
+the device, with a grid-wide barrier between levels, and returns to the host
+only when the frontier is empty, when Beamer's rule would switch to pull,
+when the frontier's edges exceed ``mf_limit`` (the load-balanced host-driven
+kernel is better there), or after ``max_levels``.
+
+Per level it writes one record (vertices claimed, their degree sum, the
+frontier edges scanned, a device timestamp) so the host can report every
+level as its own superstep afterwards.  The tie rule is the one of
+``push_lb`` (bfs.cu): ``atomicCAS`` claims the label, ``atomicMin`` keeps
+the smallest parent among the level's frontier, so the depth and parent
+arrays are the same bits as the level-by-level path.
+
+Reads of state written in earlier levels (labels, the frontier queues) go
+through L2 (``__ldcg``): L1 is not coherent across blocks, and a stale label
+would let a later level lower the parent of a vertex found earlier.  The CUDA
+is ``levels.cu`` beside this file.
+"""
+
+from __future__ import annotations
+
+from ...config import config
+from ...cuda import BLOCK, cooperative_grid, function, source
+from ...ops import Frontier
+from . import gpu, kernels
+
+#: this module's CUDA (levels.cu, with dgraph/cuda/common.cuh after the cooperative groups header)
+_SOURCE = source(__package__, "levels.cu")
+
+#: levels one launch may run (the size of the record buffer)
+MAX_LEVELS = 4096
+REC = 8  # words per level record (the CUDA source's REC)
+STOPS = ("limit", "empty", "pull", "edges", "hub")
+
+
+def frontier_limit():
+    """Frontier edges above which a level goes back to the host-driven load-balanced kernel
+    (``dgraph.config.bfs_levels_frontier_limit``, default 2^16)."""
+    return config.bfs_levels_frontier_limit
+
+
+def degree_limit():
+    """A frontier vertex of more edges than this sends the level back to the host-driven kernel (a
+    warp per vertex here: a hub's edges would be walked by one warp while the rest of the GPU
+    waits; ``dgraph.config.bfs_levels_degree_limit``, default 2048)."""
+    return config.bfs_levels_degree_limit
+
+
+def blocks_per_sm():
+    """Blocks a multiprocessor (``dgraph.config.bfs_levels_blocks_per_sm``, default 1: a level's
+    barrier costs more with more blocks, and deep graphs have small frontiers: H100, 1000x1000 grid
+    BFS 15.2 ms with 1, 15.5 with 2, 22.6 with 4)."""
+    return config.bfs_levels_blocks_per_sm
+
+
+def kernel(name):
+    """A kernel of this module (:func:`dgraph.cuda.function`)."""
+    return function(_SOURCE, name, cooperative=True)
+
+
+class LevelBuffers:
+    """The record and control buffers of :func:`push_levels`, allocated once per run."""
+
+    def __init__(self):
+        import cupy as cp  # noqa: PLC0415
+
+        self.rec = cp.zeros(REC * MAX_LEVELS, dtype=cp.uint64)
+        self.ctl = cp.zeros(4, dtype=cp.int64)
+
+
+def push_levels(indptr, indices, frontier, mf, bufx, bufy, labels, parents, degree, level0, max_levels,
+                m_u, alpha, may_pull, bufs, mf_limit=None, deg_limit=None):
+    """Run push levels from ``frontier`` (ids) on the device; -> (levels, why it stopped, records).
+
+    records: one (claimed, degree sum, edges scanned, seconds) tuple per level; level k's new
+    frontier is in ``bufx`` for even k and ``bufy`` for odd k.
+    """
+    import cupy as cp  # noqa: PLC0415
+
+    max_levels = max(1, min(int(max_levels), MAX_LEVELS))
+    kern = kernel("push_levels_" + ("i32" if indices.dtype.itemsize == 4 else "i64"))
+    bufs.rec[: REC * max_levels].fill(0)
+    args = (indptr, indices, frontier, cp.int32(len(frontier)), cp.int64(mf), bufx, bufy, labels, parents,
+            degree, cp.int32(level0), cp.int32(max_levels), cp.int64(m_u), cp.float64(alpha),
+            cp.int32(bool(may_pull)), cp.int64(frontier_limit() if mf_limit is None else mf_limit),
+            cp.int64(degree_limit() if deg_limit is None else deg_limit), bufs.rec, bufs.ctl)
+    kern((cooperative_grid(kern, blocks_per_sm()),), (BLOCK,), args)
+    levels, why, start = (int(x) for x in bufs.ctl[:3].get())
+    rec = bufs.rec[: REC * levels].get().reshape(levels, REC)[:, :4].astype("int64")
+    ends = rec[:, 3]
+    times = (ends - [start, *ends[:-1]]) * 1e-9
+    records = [(int(c), int(d), int(s), float(t)) for (c, d, s, _), t in zip(rec, times)]
+    return levels, STOPS[why], records
+
+
+def fits(frontier_rows, m_f, degree):
+    """Whether a frontier may start a batch: few edges, and no vertex of more than
+    :func:`degree_limit` (read from the device only when the edge count alone does not settle it)."""
+    if m_f > frontier_limit():
+        return False
+    limit = degree_limit()
+    return m_f <= limit or int(degree[frontier_rows].max()) <= limit
+
+
+def run_levels(program, shard, st, ctx, limit):
+    """Push levels in one launch from the superstep about to run, at most ``limit`` of them: one
+    (report, seconds) a level, as :meth:`dgraph.engine.program.Program.run_steps` returns; None when
+    the next superstep is not such a level (too many frontier edges, a hub in the frontier, or
+    Beamer's rule would pull), so the executor runs it as an ordinary superstep."""
+    nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
+    if m_f > frontier_limit() or program.choose_direction(st, shard.n, nf, m_f) != "push":
+        return None
+    rows = kernels.frontier_rows(shard, st)
+    if not fits(rows, m_f, shard.degree):
+        return None
+    out = gpu.buffers(shard, st)  # out[0] is free; the frontier may sit in out[1]
+    if st.levels is None:
+        st.levels = LevelBuffers()
+    levels, _, recs = push_levels(
+        shard.indptr, shard.indices, rows, m_f, out, st.out[1], st.labels, st.parents,
+        shard.degree, st.level + 1, limit, st.m_u, program.alpha, program.direction == "auto", st.levels)
+    steps = []
+    for count, degsum, scanned, seconds in recs:
+        steps.append(({"direction": "push", "frontier": count, "edges": scanned, "frontier_edges": degsum},
+                      seconds))
+        st.m_u -= degsum
+        st.prev_nf, nf = nf, count
+    st.level += levels
+    st.direction = "push"
+    if levels % 2 == 0:  # the last level wrote out[1]: make it out[0], the buffer the next step reads
+        st.out.reverse()
+    st.frontier = Frontier(shard.n, ids=st.out[0][:nf])
+    return steps
+
+
+__all__ = ["run_levels", "push_levels", "LevelBuffers", "fits", "frontier_limit", "degree_limit", "blocks_per_sm",
+           "MAX_LEVELS"]

@@ -1,0 +1,101 @@
+"""GPU frontier bitmaps for partitioned BFS: claimed ids -> packed bits, and the union of every
+shard's bits -> the next frontier, in two kernels and one read-back (``gpu-fused+union``).
+
+A partitioned BFS superstep ends with every shard holding the same global
+frontier (ButterFly BFS).  Done with array calls (unpack every bitmap,
+``flatnonzero``, a boolean index for the unvisited, a degree gather and sum,
+then a bitmap again for pull and the owned slice for the next push) that is
+a dozen kernels and five host syncs a superstep: on two H100s it was 0.4-1.3
+ms of a 2-3 ms superstep (docs/BENCHMARKS.md).  Here one thread per 32-bit
+word of the OR of the bitmaps writes, for each set bit, the vertex at its rank
+(the frontier stays sorted, as the array path leaves it), labels it when this
+shard had not seen it, writes the byte mask that pull reads, and, for a
+shard of a vertex range, writes the owned vertices' local rows for the next
+push; the frontier size, its degree sum and the owned part's size and degree
+sum come back in one 32-byte read.
+
+The bitmap layout is numpy's ``packbits`` (big-endian bits in a byte), so
+shards exchange the same bytes whichever path made them.  The CUDA is
+``union.cu`` beside this file.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...cuda import BLOCK, dtype_suffix, function, source
+
+#: this module's CUDA (union.cu, with dgraph/cuda/common.cuh in front)
+_SOURCE = source(__package__, "union.cu")
+
+#: blocks of the union kernel's fixed grid (it strides over the vertices)
+UNION_BLOCKS = 1024
+#: the grid of the dense union's vertex kernel (one atomic a block on each counter)
+DENSE_UNION_BLOCKS = 4096
+
+
+def kernel(name):
+    """A kernel of this module (:func:`dgraph.cuda.function`)."""
+    return function(_SOURCE, name)
+
+
+def _blocks(k):
+    return ((int(k) + BLOCK - 1) // BLOCK,)
+
+
+class FrontierUnion:
+    """Buffers of one shard's BFS for :meth:`bits` and :meth:`union`, allocated once per run."""
+
+    def __init__(self, n, vdtype, row_base, num_rows):
+        import cupy as cp  # noqa: PLC0415
+
+        self.n = int(n)
+        self.nw = max(1, -(-self.n // 32))
+        self.words = cp.zeros(self.nw, dtype=cp.uint32)
+        self.incl = cp.empty(self.nw, dtype=cp.int64)
+        self.fmask = cp.zeros(self.n, dtype=cp.uint8)
+        self.out = cp.empty(self.n, dtype=vdtype)
+        self.lrows = cp.empty(max(1, int(num_rows)), dtype=vdtype)
+        self.counters = cp.zeros(4, dtype=cp.uint64)
+        self.row_base, self.num_rows = int(row_base), int(num_rows)
+        self.vdtype = np.dtype(vdtype)
+
+    def bits(self, ids):
+        """The packed bitmap (numpy packbits layout, ceil(n/8) bytes) of ``ids``: a fresh array."""
+        import cupy as cp  # noqa: PLC0415
+
+        words = cp.zeros(self.nw, dtype=cp.uint32)
+        if len(ids):
+            kernel("set_bits_" + dtype_suffix(ids.dtype))(
+                _blocks(len(ids)), (BLOCK,), (ids, cp.int64(len(ids)), words))
+        return words.view(cp.uint8)[: -(-self.n // 8)]
+
+    def union(self, parts, labels, level, degree):
+        """The sorted union of ``parts`` ((ids, packed bits) per shard; either may be empty): labels
+        the vertices this shard had not, and returns (frontier ids, its degree sum, owned local rows
+        or None when this shard's rows are not a vertex range, their degree sum)."""
+        import cupy as cp  # noqa: PLC0415
+
+        self.words.fill(0)
+        as_bytes = self.words.view(cp.uint8)
+        for ids, bits in parts:
+            if len(bits):
+                as_bytes[: len(bits)] |= bits
+            if len(ids):
+                kernel("set_bits_" + dtype_suffix(ids.dtype))(
+                    _blocks(len(ids)), (BLOCK,), (ids, cp.int64(len(ids)), self.words))
+        kernel("word_popc")(_blocks(self.nw), (BLOCK,), (self.words, cp.int64(self.nw), self.incl))
+        cp.cumsum(self.incl, out=self.incl)
+        self.counters.fill(0)
+        sparse = not any(len(bits) for _, bits in parts)
+        kernel(("emit_union_words_" if sparse else "emit_union_") + dtype_suffix(self.vdtype))(
+            (min(_blocks(self.nw)[0], UNION_BLOCKS) if sparse else min(_blocks(self.n)[0], DENSE_UNION_BLOCKS),),
+            (BLOCK,),
+            (self.words, self.incl, cp.int64(self.nw), cp.int64(self.n), labels, cp.int32(level), degree, cp.int64(self.row_base),
+             cp.int64(self.num_rows), self.out, self.lrows, self.fmask, self.counters))
+        count, degsum, owned, owned_deg = (int(x) for x in self.counters.get())
+        rows = self.lrows[:owned] if self.num_rows else None
+        return self.out[:count], degsum, rows, owned_deg
+
+
+__all__ = ["FrontierUnion"]
