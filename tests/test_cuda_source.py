@@ -24,9 +24,11 @@ BEFORE = {
     # test_bfs_visits_moved_byte_for_byte splices them back into the text before (GPU_KERNELS_BEFORE)
     ("gpu_kernels", "_SOURCE"): "0b1f890b9527e6c69a067ad1b1016ffe011d1c8c0c56317de92b997388fadc32",
     ("dgraph.algorithms.bfs.gpu", "_SOURCE"): "0a460d0de3d623e13184046736d86b8468847c96efe9fc54557d8bb7bab1f6f4",
-    ("gpu_sssp", "DEVICE"): "7137617b905b3a883047d4a1dcc9293a9c50776c3a18edc74996d9afd5552b16",
-    ("gpu_sssp", "_SOURCE"): "999d99f25cc29975ac54d20b30247214ed71c75fd363a753aa197b9ddb279c79",
-    ("gpu_sssp_steps", "_SOURCE"): "934f84b6791ff0c475545a07d7762fcdef2e4e5e3513b7553c91c1bf7ed55ddb",
+    # SSSP: backend/gpu_sssp.py's DEVICE + _KERNELS strings, now algorithms/sssp/sssp.cuh + sssp.cu
+    ("dgraph.algorithms.sssp.gpu", "DEVICE"): "7137617b905b3a883047d4a1dcc9293a9c50776c3a18edc74996d9afd5552b16",
+    ("dgraph.algorithms.sssp.gpu", "_SOURCE"): "999d99f25cc29975ac54d20b30247214ed71c75fd363a753aa197b9ddb279c79",
+    # backend/gpu_sssp_steps.py's _SOURCE, now algorithms/sssp/sssp_steps.cu (+ sssp.cuh)
+    ("dgraph.algorithms.sssp.solver", "_SOURCE"): "934f84b6791ff0c475545a07d7762fcdef2e4e5e3513b7553c91c1bf7ed55ddb",
     ("dgraph.algorithms.bfs.solver", "_SOURCE"): "5c82aa43c368b90ca3ca07af873a8938e3e775f6e21c82bdd7cd79f04ec346c1",
     ("dgraph.algorithms.bfs.union", "_SOURCE"): "d0ea4892bc8e2c0b403daea17f78e5135269c812b36e92faff9a6eb85c2bac04",
     ("gpu_wcc", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
@@ -119,11 +121,26 @@ def test_machinery_lives_in_dgraph_cuda_only():
 
 
 def test_no_cupy_import():
-    code = ("import sys, dgraph, dgraph.cuda, dgraph.backend.gpu_kernels, dgraph.backend.gpu_sssp_steps, "
-            "dgraph.algorithms.bfs.solver, dgraph.backend.gpu_wcc, dgraph.algorithms.bfs.union, dgraph.algorithms.bfs.gpu, "
+    code = ("import sys, dgraph, dgraph.cuda, dgraph.backend.gpu_kernels, dgraph.algorithms.sssp.solver, "
+            "dgraph.algorithms.sssp.gpu, dgraph.algorithms.bfs.solver, dgraph.backend.gpu_wcc, "
+            "dgraph.algorithms.bfs.union, dgraph.algorithms.bfs.gpu, "
             "dgraph.backend.gpu_pagerank, dgraph.emv.device; print('cupy' in sys.modules)")
     root = str(Path(dgraph.__file__).parents[1])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_sssp_cuda_lives_in_its_package_files():
+    """SSSP's CUDA is in algorithms/sssp/*.cu(h), not Python strings; the host-driven kernels and the
+    cooperative kernel compile the same device functions (sssp.cuh), each once."""
+    root = Path(dgraph.__file__).parent / "algorithms" / "sssp"
+    for p in root.glob("*.py"):
+        assert "__device__" not in p.read_text() and "__global__" not in p.read_text(), p.name
+    for name in ("sssp.cu", "sssp_steps.cu"):
+        raw = (root / name).read_text()
+        assert '#include "sssp.cuh"' in raw and "void relax_dist(" not in raw, name
+        text = source("dgraph.algorithms.sssp", name)
+        assert "#include \"" not in text and text.count("void relax_dist(") == 1, name
+        assert text.count("block_reserve(bool flag") == 1, name

@@ -1,4 +1,4 @@
-"""SSSP supersteps in one cooperative GPU launch (dgraph.backend.gpu_sssp_steps): the same distances,
+"""SSSP supersteps in one cooperative GPU launch (dgraph.algorithms.sssp.solver): the same distances,
 parents and per-superstep records as the host-driven CuPy path and as numpy, on deep, skewed and odd
 graphs, for several deltas.  The launch stops for five reasons (frontier and pile empty, the step
 limit, a tie list or far pile too small, too many frontier edges); the patched cases make each happen
@@ -44,17 +44,19 @@ def _source(G):
 
 def _run(G, source, delta, monkeypatch, steps, skip=False, **patch):
     """``skip``: the relaxation skips frontier vertices improved in the same superstep
-    (gpu_sssp.skip_stale); off, the records are numpy's superstep for superstep."""
-    from dgraph.backend import gpu_sssp_steps
+    (dgraph.config.sssp_skip_stale); off, the records are numpy's superstep for superstep."""
+    from dgraph.algorithms.sssp import solver
 
     monkeypatch.setattr(dgraph.config, "sssp_steps", steps)
     monkeypatch.setattr(dgraph.config, "sssp_skip_stale", skip)
     for name, value in patch.items():
-        if name == "EDGE_LIMIT":  # a dgraph.config option; the others are gpu_sssp_steps constants
+        if name == "EDGE_LIMIT":  # a dgraph.config option; the others are solver constants
             monkeypatch.setattr(dgraph.config, "sssp_steps_edge_limit", value)
         else:
-            monkeypatch.setattr(gpu_sssp_steps, name, value)
-    return dgraph.sssp(G, source, delta=delta, backend="cupy")
+            monkeypatch.setattr(solver, name, value)
+    r = dgraph.sssp(G, source, delta=delta, backend="cupy")
+    assert r.params["implementation"] == ("gpu-cuda+steps" if steps else "gpu-cuda+host-steps")
+    return r
 
 
 def _check_same(a, b, records=True):
@@ -137,17 +139,17 @@ def test_steps_stop_and_resume(label, patch, delta, monkeypatch):
 
 def test_deep_grid_runs_in_one_launch(monkeypatch):
     """A 100x100 weighted grid from a corner: hundreds of supersteps, each its own record, one launch."""
-    from dgraph.backend import gpu_sssp_steps
+    from dgraph.algorithms.sssp import solver
 
     calls = []
-    real = gpu_sssp_steps.run
+    real = solver.run
 
     def counting(*a, **k):
         out = real(*a, **k)
         calls.append(None if out is None else (out["steps"], out["stop"]))
         return out
 
-    monkeypatch.setattr(gpu_sssp_steps, "run", counting)
+    monkeypatch.setattr(solver, "run", counting)
     G = dgraph.generate("grid", rows=100, cols=100, weighted=True, seed=2)
     r = dgraph.sssp(G, 0, delta=0.5, backend="cupy")
     assert len(calls) == 1 and calls[0] == (r.supersteps, "empty") and r.supersteps > 150
@@ -161,10 +163,10 @@ def test_relaxation_launched_ahead_of_the_read(steps, monkeypatch):
     blocks as its own edges filled); the rest go after the read, and where the next frontier has
     more edges than the tie list holds, the list grows keeping what the launch ahead appended.
     numpy's records exactly (skip off), with and without the cooperative launch between."""
-    from dgraph.backend import gpu_sssp
+    from dgraph.algorithms.sssp import gpu
 
     launches, grown = [], []
-    real_launch, real_ties = gpu_sssp._relax_dist, gpu_sssp.Scratch.ties
+    real_launch, real_ties = gpu._relax_dist, gpu.Scratch.ties
 
     def launch(*a, **k):
         launches.append((k.get("queued", False), k.get("block0", 0)))
@@ -177,8 +179,8 @@ def test_relaxation_launched_ahead_of_the_read(steps, monkeypatch):
             grown.append((before, len(self.tv)))
         return out
 
-    monkeypatch.setattr(gpu_sssp, "_relax_dist", launch)
-    monkeypatch.setattr(gpu_sssp.Scratch, "ties", ties)
+    monkeypatch.setattr(gpu, "_relax_dist", launch)
+    monkeypatch.setattr(gpu.Scratch, "ties", ties)
     G = dgraph.generate("rmat", scale=12, seed=3, weighted=True)
     s = _source(G)
     cpu = dgraph.sssp(G, s, delta=2.0)

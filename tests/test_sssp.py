@@ -414,6 +414,48 @@ def test_bad_kernels():
         dgraph.sssp(dgraph.from_edges([0], [1]), 0, kernels="numba")
 
 
+def test_one_function_chooses_the_implementation(client):
+    """dgraph.sssp picks its kernels and loop once (program.implementation), records the choice in
+    r.params["implementation"], and every choice gives the reference's bits; a Program handed a
+    shard its choice was not made for refuses to run."""
+    from dgraph.algorithms.sssp import IMPLEMENTATIONS, SSSP, implementation
+    from dgraph.partition.shard import whole_graph_shard
+
+    G = dgraph.generate("grid", rows=6, cols=7, weighted=True, seed=2)
+    ref = dgraph.sssp(G, 0, kernels="generic")
+    cases = [(G, {}, "cpu-numba+steps"), (G, {"kernels": "generic"}, "generic"),
+             (G.partition(1, client=False), {}, "cpu-numba+steps"),
+             (G.partition(1, method="hash", client=False), {}, "cpu-numba"),
+             (G.partition(3, client=False), {}, "cpu-numba"),
+             (G.partition(1, client=client), {}, "cpu-numba+whole"),
+             (G.partition(1, client=client), {"executor": "local"}, "cpu-numba+steps")]
+    for H, kw, want in cases:
+        r = dgraph.sssp(H, 0, **kw)
+        assert r.params["implementation"] == want, (H, kw)
+        for col in ("distance", "parent"):
+            np.testing.assert_array_equal(to_numpy(r.raw(col)), to_numpy(ref.raw(col)), err_msg=want)
+    assert implementation("cupy", True, "fused", "local") == "gpu-cuda+steps"
+    with dgraph.config.override(sssp_steps=False):
+        assert implementation("cupy", True, "fused", "local") == "gpu-cuda+host-steps"
+    assert implementation("cupy", True, "fused", "spmd") == "gpu-cuda+whole"
+    assert implementation("cupy", False, "fused", "local") == "gpu-cuda"
+    assert implementation("cupy", True, "generic", "local") == "generic"
+    chosen = {implementation(b, w, k, e) for b in ("numpy", "cupy") for w in (True, False)
+              for k in ("fused", "generic") for e in ("local", "spmd")}
+    with dgraph.config.override(sssp_steps=False):
+        chosen.add(implementation("cupy", True, "fused", "local"))
+    assert chosen == set(IMPLEMENTATIONS)
+    part = G.partition(2, client=False).local_shards()[0]
+    with pytest.raises(RuntimeError, match="chosen for one whole shard, run on a partition"):
+        SSSP(0, 1.0, "cpu-numba+steps").init(part)
+    with pytest.raises(RuntimeError, match="chosen for a partition, run on one whole shard"):
+        SSSP(0, 1.0, "cpu-numba").init(whole_graph_shard(G))
+    with pytest.raises(RuntimeError, match="'gpu-cuda' run on a numpy shard"):
+        SSSP(0, 1.0, "gpu-cuda").init(part)
+    with pytest.raises(ValueError, match="implementation='numba'"):
+        SSSP(0, 1.0, "numba")
+
+
 @pytest.mark.parametrize("delta", [0.01, 0.07])
 def test_fused_many_buckets_and_batches(delta):
     """Small deltas: hundreds of next buckets (the far pile's window moves many times) and more

@@ -10,7 +10,8 @@ from collections import defaultdict
 
 import dgraph
 from dgraph.algorithms import sssp as S
-from dgraph.backend import gpu_sssp, gpu_sssp_steps, to_numpy
+from dgraph.algorithms.sssp import gpu, solver
+from dgraph.backend import to_numpy
 from dgraph.bench.bfs import pick_source
 from dgraph.bench.spec import load_graph
 
@@ -43,10 +44,10 @@ def timed(owner, name, label=None):
 for name in ("init", "run_steps", "superstep", "receive", "final_contribution", "finish"):
     timed(S.SSSP, name, "SSSP." + name)
 for name in ("frontier_scan", "relax", "split", "tight_parents"):
-    timed(gpu_sssp, name, "gpu_sssp." + name)
-timed(gpu_sssp_steps, "run", "gpu_sssp_steps.run")
+    timed(gpu, name, "gpu." + name)
+timed(solver, "run", "solver.run")
 timed(S, "_orphans")
-timed(S, "_graph_summary")
+timed(S, "graph_summary")
 
 for rnd in range(2):
     log.clear()

@@ -1,4 +1,4 @@
-"""SSSP on one GPU: the cooperative many-supersteps launch (gpu_sssp_steps) against the host-driven
+"""SSSP on one GPU: the cooperative many-supersteps launch (dgraph/algorithms/sssp/solver.py) against the host-driven
 supersteps (DGRAPH_SSSP_STEPS=0), over deltas, on rmat20 and the 1000x1000 grid.
 
 Usage: python3 docs/bench-scripts/sssp-steps-sweep.py [rmat-deltas] [grid-deltas]  (comma lists)

@@ -19,7 +19,8 @@ if len(sys.argv) > 2:
     sys.path.insert(0, sys.argv[2])
 import dgraph  # noqa: E402
 from dgraph.algorithms import sssp as sssp_mod  # noqa: E402
-from dgraph.backend import gpu_sssp, gpu_sssp_steps  # noqa: E402
+from dgraph.algorithms.sssp import gpu as gpu_sssp  # noqa: E402
+from dgraph.algorithms.sssp import solver as gpu_sssp_steps  # noqa: E402
 from dgraph.bench.bfs import pick_source  # noqa: E402
 
 scale = int(sys.argv[1]) if len(sys.argv) > 1 else 20

@@ -1,4 +1,13 @@
-"""GPU (CuPy) kernels of SSSP: the CUDA twins of :mod:`dgraph.backend.cpu_sssp`.
+"""GPU (CuPy) kernels of SSSP, the CUDA twins of :mod:`dgraph.algorithms.sssp.cpu`, and the
+Program's steps on them.
+
+The CUDA source is package data beside this module: ``sssp.cuh`` (the
+device functions, shared with the cooperative kernel of ``sssp_steps.cu``,
+:mod:`dgraph.algorithms.sssp.solver`) and ``sssp.cu`` (the host-driven
+kernels).  The implementations ``gpu-cuda*`` run them
+(:func:`dgraph.algorithms.sssp.program.implementation`); the end of this
+module is what the Program calls (:func:`relax_step`,
+:func:`receive_whole`, :func:`parents`).
 
 One superstep relaxes the frontier's out-edges, load-balanced over edges
 (the sorted search of the BFS push):
@@ -16,7 +25,7 @@ Candidates are read from a snapshot of the frontier's (distance, hops)
 taken before the launch, so with ``skip`` off a superstep relaxes exactly
 what the vectorized step does and ends in the same state: the (distance,
 hops) lexicographic minimum over the old state and every candidate.  With
-``skip`` on (the default for one whole shard, :func:`skip_stale`) a row whose
+``skip`` on (the default for one whole shard, ``dgraph.config.sssp_skip_stale``) a row whose
 distance another thread already lowered is left for the next superstep:
 the same converged answers, a state per superstep that depends on the
 order the GPU ran the edges in.  Each vertex
@@ -39,332 +48,21 @@ smallest such ``u`` wins by ``atomicMin``: the rule of the CPU kernel.
 
 from __future__ import annotations
 
-from ..config import config
-from ..cuda import BLOCK, COMMON, dtype_suffix, function, multiprocessors
-from .gpu_kernels import block_starts, block_starts_queued
+from ...backend.gpu_kernels import block_starts, block_starts_queued
+from ...cuda import BLOCK, dtype_suffix, function, multiprocessors, source
+from ...engine.program import Contribution
+from .program import owned_frontier
 
-#: the device functions (also compiled into :mod:`gpu_sssp_steps`' cooperative kernel)
-DEVICE = COMMON + r"""
-#define HOPS_UNSET 0x7fffffffffffffffLL
-
-// counters (u64[8]): [0] changed-vertex queue cursor, [1] frontier edges skipped, [2] unused,
-// [3] tie-list cursor, [4] near, [5] near degree sum, [6] far, [7] unused.
-// CG: called from the cooperative kernel (gpu_sssp_steps), where what earlier phases of the same
-// launch wrote is read through L2.
-template <bool CG, typename V>
-__device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__ indices,
-                           const double* __restrict__ w, int weighted, const V* frontier_rows,
-                           const i64* scanned, int nf, i64 total, const double* fd,
-                           const i64* fh, u64* dist_bits, i64* hops, unsigned* seen, V* out,
-                           V* tv, i64* th, u64* tb, u64* counters, i64 first, int skip,
-                           const int* starts) {
-    // edge i = first + threadIdx.x of the frontier's edges; first is block-uniform
-    i64 i = first + threadIdx.x;
-    bool hit = false, tie = false;
-    V v = 0;
-    i64 h = 0;
-    u64 bits = 0;
-    int k = block_slot<CG>(scanned, nf, total, starts, first, i);
-    bool go = i < total;
-    V u = 0;
-    double du = 0.0;
-    if (go) {
-        u = ld<CG>(frontier_rows + k);
-        du = ld<CG>(fd + k);
-        // skip (rows are vertex ids): u's distance already dropped in this superstep, so u is in the
-        // next frontier and relaxes its new distance then; this candidate cannot beat that one's
-        // distance (addition is monotone).  A stale read only relaxes.
-        go = !(skip && ld<CG>((const u64*)dist_bits + u) < (u64)__double_as_longlong(du));
-    }
-    // a block that relaxes nothing (a stale hub's edges) leaves before the block-wide reservations
-    if (skip && __syncthreads_and(!go)) {  // skip is the launch's: the barrier only where it can exit
-        if (threadIdx.x == 0 && first < total) atomicAdd(counters + 1, (u64)min((i64)blockDim.x, total - first));
-        return;
-    }
-    if (go) {
-        i64 before = k ? ld<CG>(scanned + k - 1) : 0;
-        i64 e = indptr[u] + (i - before);
-        v = indices[e];
-        bits = (u64)__double_as_longlong(du + (weighted ? w[e] : 1.0));
-        h = ld<CG>(fh + k) + 1;
-        // a stale (larger) value only costs an atomic; an overflowing sum (inf) is no path
-        if (bits < 0x7ff0000000000000ull && bits <= dist_bits[v]) {
-            u64 old = atomicMin(dist_bits + v, bits);
-            tie = bits <= old;
-            if (bits < old) {
-                hops[v] = HOPS_UNSET;
-                unsigned bit = 1u << (v & 31);
-                hit = !(atomicOr(seen + (v >> 5), bit) & bit);
-            }
-        }
-    }
-    u64 j, slot;
-    block_tally(i < total && !go, tie, hit, counters + 1, counters + 3, counters + 0, j, slot);
-    if (tie) {
-        tv[j] = v;
-        th[j] = h;
-        tb[j] = bits;
-    }
-    if (hit) out[slot] = v;
-}
-
-// Over the tie list (its length on the device; a block-strided loop, so
-// every lane of a warp runs the same iterations).
-template <bool CG, typename V>
-__device__ void relax_hops(const V* tv, const i64* th, const u64* tb,
-                           const u64* dist_bits, i64* hops, unsigned* seen, V* out, u64* counters) {
-    i64 count = (i64)ld<CG>(counters + 3);
-    i64 stride = (i64)gridDim.x * blockDim.x;
-    for (i64 base = (i64)blockIdx.x * blockDim.x; base < count; base += stride) {
-        i64 j = base + threadIdx.x;
-        bool hit = false;
-        V v = 0;
-        if (j < count) {
-            v = ld<CG>(tv + j);
-            i64 h = ld<CG>(th + j);
-            if (ld<CG>(tb + j) == ld<CG>(dist_bits + v) && h < ld<CG>(hops + v) && h < atomicMin((long long*)hops + v, (long long)h)) {
-                unsigned bit = 1u << (v & 31);
-                hit = !(atomicOr(seen + (v >> 5), bit) & bit);
-            }
-        }
-        u64 k = block_reserve(hit, counters + 0);  // the loop's bounds are block-uniform
-        if (hit) out[k] = v;
-    }
-}
-
-template <typename V>
-__device__ void tight_parents(const i64* __restrict__ indptr, const V* __restrict__ indices,
-                              const double* __restrict__ w, int weighted, i64 nrows, i64 nnz,
-                              i64 row_base, const V* __restrict__ rows, int nrows_map,
-                              const double* __restrict__ dist, const i64* __restrict__ hops,
-                              i64 source, V* par, const int* __restrict__ starts) {
-    i64 first = (i64)blockIdx.x * blockDim.x;
-    i64 e = first + threadIdx.x;
-    // the row of edge e: the first r with indptr[r + 1] > e, searched between the rows of the
-    // block's first and last edges (a search over every row per edge took 0.87 ms on rmat20)
-    int lo = block_slot<false>(indptr + 1, (int)nrows, nnz, starts, first, e);
-    if (e >= nnz) return;  // after the search
-    V v = indices[e];
-    double dv = dist[v];
-    if (!(dv < __longlong_as_double(0x7ff0000000000000LL)) || (i64)v == source) return;
-    V u = nrows_map ? rows[lo] : (V)(lo + row_base);
-    if (__dadd_rn(dist[u], weighted ? w[e] : 1.0) == dv && hops[u] + 1 == hops[v]) atomicMin(par + v, u);
-}
-
-// Inclusive scan of x over the block (thread order); *sum gets the block's total.
-__device__ __forceinline__ i64 block_scan(i64 x, i64* sum) {
-    __shared__ i64 warp_total[32];
-    __shared__ i64 all;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    for (int off = 1; off < 32; off <<= 1) {
-        i64 y = __shfl_up_sync(0xffffffffu, x, off);
-        if (lane >= off) x += y;
-    }
-    if (lane == 31) warp_total[warp] = x;
-    __syncthreads();
-    if (threadIdx.x == 0) all = (i64)warp_offsets(warp_total);
-    __syncthreads();
-    x += warp_total[warp];
-    *sum = all;
-    __syncthreads();
-    return x;
-}
-
-// An in-place inclusive scan of a[0..n) in gridDim.x tiles, one a block, in two steps with every
-// block's sums in between (a grid barrier, or the next launch): tile_sums_of writes each tile's sum,
-// tile_scan scans each tile from the sum of the tiles before it and returns the total.
-__device__ __forceinline__ void tile_bounds(i64 n, i64& lo, i64& hi) {
-    const i64 chunk = (n + gridDim.x - 1) / gridDim.x;
-    lo = min((i64)blockIdx.x * chunk, n);
-    hi = min(lo + chunk, n);
-}
-template <bool CG>
-__device__ void tile_sums_of(const i64* a, i64 n, i64* tile_sums) {
-    i64 lo, hi, s = 0;
-    tile_bounds(n, lo, hi);
-    for (i64 j = lo + threadIdx.x; j < hi; j += blockDim.x) s += ld<CG>(a + j);
-    s = block_sum(s);
-    if (threadIdx.x == 0) tile_sums[blockIdx.x] = s;
-}
-template <bool CG>
-__device__ i64 tile_scan(i64* a, i64 n, const i64* tile_sums) {
-    i64 lo, hi, before = 0, total = 0;
-    tile_bounds(n, lo, hi);
-    for (i64 b = threadIdx.x; b < (i64)gridDim.x; b += blockDim.x) {
-        const i64 t = ld<CG>(tile_sums + b);
-        total += t;
-        if (b < (i64)blockIdx.x) before += t;
-    }
-    before = block_sum(before);
-    total = block_sum(total);
-    for (i64 base = lo; base < hi; base += blockDim.x) {  // block-uniform bounds
-        const i64 j = base + threadIdx.x;
-        i64 sum;
-        const i64 x = block_scan(j < hi ? ld<CG>(a + j) : 0, &sum);
-        if (j < hi) a[j] = before + x;
-        before += sum;
-    }
-    return total;
-}
-
-// The receive of a single shard: each changed vertex goes to the near queue
-// (dist < bound; with its (dist, hops) snapshot and degree for the next
-// relaxation) or to the far list; pending marks the far ones.  The changed vertices' dedupe bits
-// (``seen``) are cleared here, for the next superstep.
-template <bool CG, typename V>
-__device__ void split(const V* changed, const double* dist,
-                      const i64* hops, double bound, unsigned char* pending,
-                      const i64* __restrict__ indptr, V* near, double* fd, i64* fh, i64* ndeg, V* far,
-                      u64* counters, unsigned* seen) {
-    i64 count = (i64)ld<CG>(counters + 0);
-    i64 stride = (i64)gridDim.x * blockDim.x;
-    for (i64 base = (i64)blockIdx.x * blockDim.x; base < count; base += stride) {
-        i64 i = base + threadIdx.x;
-        V v = 0;
-        bool is_near = false, is_far = false;
-        double d = 0.0;
-        i64 deg = 0;
-        if (i < count) {
-            v = ld<CG>(changed + i);
-            d = ld<CG>(dist + v);
-            is_near = d < bound;
-            is_far = !is_near;
-            pending[v] = is_far;
-            seen[v >> 5] = 0;  // every bit of the word is a changed vertex's
-            if (is_near) deg = indptr[v + 1] - indptr[v];
-        }
-        u64 k = block_reserve(is_near, counters + 4);  // the loop's bounds are block-uniform
-        u64 kf = block_reserve(is_far, counters + 6);
-        block_add(deg, counters + 5);
-        if (is_near) {
-            near[k] = v;
-            fd[k] = d;
-            fh[k] = ld<CG>(hops + v);
-            ndeg[k] = deg;
-        }
-        if (is_far) far[kf] = v;
-    }
-}
-
-// The receive of a partitioned superstep: another shard's improved (vertex, distance, hops), k of
-// them, merged into this shard's state as relax_dist merges candidates (distance by atomicMin on
-// the bits, hop count reset where it drops, ties to the tie list for relax_hops, every vertex that
-// changed appended once to ``out``).  Where a float scatter_min converted the whole distance array
-// to integer keys and back, and the merge sorted every changed vertex, each superstep paid 3.1-3.4
-// ms at rmat26 whatever its size.
-template <typename V>
-__device__ void merge_dist(const V* __restrict__ vin, const double* __restrict__ din, const i64* __restrict__ hin,
-                           i64 k, u64* dist_bits, i64* hops, unsigned* seen, V* out, V* tv, i64* th, u64* tb,
-                           u64* counters) {
-    i64 stride = (i64)gridDim.x * blockDim.x;
-    for (i64 base = (i64)blockIdx.x * blockDim.x; base < k; base += stride) {  // block-uniform bounds
-        i64 i = base + threadIdx.x;
-        bool hit = false, tie = false;
-        V v = 0;
-        i64 h = 0;
-        u64 bits = 0;
-        if (i < k) {
-            v = vin[i];
-            bits = (u64)__double_as_longlong(din[i]);
-            h = hin[i];
-            if (bits <= dist_bits[v]) {
-                u64 old = atomicMin(dist_bits + v, bits);
-                tie = bits <= old;
-                if (bits < old) {
-                    hops[v] = HOPS_UNSET;
-                    unsigned bit = 1u << (v & 31);
-                    hit = !(atomicOr(seen + (v >> 5), bit) & bit);
-                }
-            }
-        }
-        u64 j, slot;
-        block_tally(0, tie, hit, counters + 1, counters + 3, counters + 0, j, slot);
-        if (tie) {
-            tv[j] = v;
-            th[j] = h;
-            tb[j] = bits;
-        }
-        if (hit) out[slot] = v;
-    }
-}
-"""
-
-_KERNELS = r"""
-extern "C" {
-__global__ void merge_dist_i32(const int* vin, const double* din, const i64* hin, i64 k, u64* dist_bits, i64* hops,
-                               unsigned* seen, int* out, int* tv, i64* th, u64* tb, u64* counters) {
-    merge_dist<int>(vin, din, hin, k, dist_bits, hops, seen, out, tv, th, tb, counters);
-}
-__global__ void merge_dist_i64(const i64* vin, const double* din, const i64* hin, i64 k, u64* dist_bits, i64* hops,
-                               unsigned* seen, i64* out, i64* tv, i64* th, u64* tb, u64* counters) {
-    merge_dist<i64>(vin, din, hin, k, dist_bits, hops, seen, out, tv, th, tb, counters);
-}
-#define RELAX_DIST(S, V)                                                                                  \
-__global__ void relax_dist_##S(const i64* indptr, const V* indices, const double* w, int weighted,        \
-                               const V* frontier_rows, const i64* scanned, int nf, i64 total,             \
-                               const double* fd, const i64* fh, u64* dist_bits, i64* hops, unsigned* seen, \
-                               V* out, V* tv, i64* th, u64* tb, u64* counters, int skip,                  \
-                               const int* starts, const u64* report, int queued, i64 block0) {          \
-    if (queued) { /* launched ahead of the host's read: the counts split left in report */              \
-        nf = (int)report[4];                                                                              \
-        total = (i64)report[5];                                                                           \
-    }                                                                                                     \
-    const i64 first = (block0 + blockIdx.x) * (i64)blockDim.x;                                            \
-    if (first >= total) return;  /* a block past the edges (a launch ahead covers a guess) */             \
-    relax_dist<false, V>(indptr, indices, w, weighted, frontier_rows, scanned, nf, total, fd, fh, dist_bits, hops, \
-                  seen, out, tv, th, tb, counters, first, skip, starts);                                  \
-}                                                                                                         \
-__global__ void relax_hops_##S(const V* tv, const i64* th, const u64* tb, const u64* dist_bits, i64* hops, \
-                               unsigned* seen, V* out, u64* counters) {                                   \
-    relax_hops<false, V>(tv, th, tb, dist_bits, hops, seen, out, counters);                                      \
-}                                                                                                         \
-__global__ void split_##S(const V* changed, const double* dist, const i64* hops, double bound,            \
-                          unsigned char* pending, const i64* indptr, V* near, double* fd, i64* fh,        \
-                          i64* ndeg, V* far, u64* counters, unsigned* seen) {                             \
-    split<false, V>(changed, dist, hops, bound, pending, indptr, near, fd, fh, ndeg, far, counters, seen);               \
-}                                                                                                         \
-__global__ void tight_parents_##S(const i64* indptr, const V* indices, const double* w, int weighted,      \
-                                  i64 nrows, i64 nnz, i64 row_base, const V* rows, int nrows_map,          \
-                                  const double* dist, const i64* hops, i64 source, V* par,                \
-                                  const int* starts) {                                                    \
-    tight_parents<V>(indptr, indices, w, weighted, nrows, nnz, row_base, rows, nrows_map, dist, hops,     \
-                     source, par, starts);                                                                \
-}
-// The host-driven superstep's tail, queued behind split before the host reads anything: the counts
-// to ``report`` (and to the host's mapped copy) and the counters zeroed for the next relaxation (one
-// thread: after every block of split), then the near queue's degree scan in place (``report[4]``
-// entries; the next relaxation's).
-__global__ void report_reset(u64* counters, u64* report, u64* host) {
-    for (int j = 0; j < 8; ++j) {
-        report[j] = host[j] = counters[j];  // host: mapped pinned memory, read after an event
-        counters[j] = 0;
-    }
-}
-__global__ void scan_tiles(const i64* a, const u64* count, i64* tile_sums) {
-    tile_sums_of<false>(a, (i64)*count, tile_sums);
-}
-__global__ void scan_apply(i64* a, const u64* count, const i64* tile_sums) {
-    tile_scan<false>(a, (i64)*count, tile_sums);
-}
-RELAX_DIST(i32, int)
-RELAX_DIST(i64, i64)
-}
-"""
-
-_SOURCE = DEVICE + _KERNELS
+#: the device functions (sssp.cuh, with common.cuh), also compiled into the cooperative kernel
+#: (sssp_steps.cu, :mod:`dgraph.algorithms.sssp.solver`)
+DEVICE = source(__package__, "sssp.cuh")
+#: the host-driven kernels (sssp.cu: the device functions and their extern "C" launchers)
+_SOURCE = source(__package__, "sssp.cu")
 
 
 def kernel(name):
     """A kernel of this module (:func:`dgraph.cuda.function`)."""
     return function(_SOURCE, name)
-
-
-def skip_stale():
-    """``dgraph.config.sssp_skip_stale`` (default True): one whole shard's relaxation skips the frontier
-    vertices whose distance already dropped in the same superstep (they relax the new one next).
-    The answers are the same; the per-superstep records then depend on the order the GPU ran the
-    edges in, so the tests that compare records with numpy turn it off."""
-    return config.sssp_skip_stale
 
 
 class Scratch:
@@ -490,7 +188,8 @@ def relax(indptr, indices, w, rows, fd, fh, scanned, total, dist, hops, scratch,
     scan ``scanned``) into ``dist``/``hops`` in place.  Nothing is read back: the changed vertices
     are in the scratch queue, their count on the device (:func:`changed`, :func:`split`).
     ``skip`` (rows are vertex ids, one whole shard): a row whose distance dropped below its
-    snapshot during the launch is not relaxed (:func:`skip_stale`).  ``starts``: the blocks' first
+    snapshot during the launch is not relaxed (``dgraph.config.sssp_skip_stale``: the same answers,
+    per-superstep records that follow the order the GPU ran the edges in).  ``starts``: the blocks' first
     slots when :func:`split` queued them (else one more launch finds them).  Where split already
     launched the first blocks (``scratch.ahead``), only the rest are launched."""
     ahead, scratch.ahead = scratch.ahead, None
@@ -653,3 +352,54 @@ def tight_parents(indptr, indices, w, row_base, rows, dist, hops, source, par):
           cp.int64(row_base), rows, cp.int32(len(rows) > 0), dist, hops, cp.int64(source), par,
           block_starts(indptr[1:], nrows, nnz)))
     return par
+
+
+# -- the Program's steps on CuPy (the vectorized code in program.py is their reference) ------------
+
+def relax_step(shard, st, whole):
+    """SSSP.superstep on CuPy: relax in place (:func:`relax`), contribute what changed (nothing to
+    contribute when ``whole``: the shard is the whole graph, received by :func:`receive_whole`)."""
+    if st.scratch is None:
+        st.scratch = Scratch(shard.n, len(shard.indices), shard.indices.dtype)
+    rows, gids = owned_frontier(shard, st.frontier)
+    starts = None
+    if st.snap is not None:  # the single shard's last split (or launch) left the frontier's snapshot
+        fd, fh, scanned, total, starts = st.snap
+        st.snap = None
+    else:
+        fd, fh = st.dist[gids], st.hops[gids]
+        scanned, total = frontier_scan(shard.indptr, rows)
+    relax(shard.indptr, shard.indices, st.w64, rows, fd, fh, scanned, total, st.dist, st.hops, st.scratch,
+          skip=st.skip, starts=starts)
+    if whole:  # received at once by this shard (receive_whole): dist/hops are already written
+        return Contribution({}, {"edges": int(total)})
+    out = changed(st.scratch).copy()  # the queue is scratch: reused by the next superstep
+    return Contribution({"v": out, "d": st.dist[out], "h": st.hops[out]}, {"edges": int(total)})
+
+
+def receive_whole(shard, st, c, next_bucket, ahead=False):
+    """SSSP.receive of the single whole shard on CuPy: the same updates (relax already wrote
+    dist/hops), the near/far split in one launch that also snapshots the next frontier for the
+    relaxation; ``next_bucket``: the Program's, when near is empty; ``ahead``: the caller relaxes
+    the next frontier next (see :func:`split`)."""
+    edges = int(c.counters["edges"])
+    improved, frontier, fd, fh, scanned, total, far, skipped, starts = split(
+        st.dist, st.hops, st.bound, st.pending, shard.indptr, st.scratch, edges,
+        ahead=(shard.indices, st.w64, st.skip) if ahead else None)
+    if len(far):
+        st.pile = shard.xp.concatenate([st.pile, far])
+    st.snap = (fd, fh, scanned, total, starts)
+    if len(frontier) == 0 and len(st.pile):
+        frontier = next_bucket(st)
+        st.snap = None
+    st.frontier = frontier
+    return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": improved,
+            "edges": edges, "skipped": skipped}
+
+
+def parents(shard, st, source):
+    """The smallest tight, one-hop-closer in-neighbor per vertex over this shard's out-edges
+    (st.big where none): one :func:`tight_parents` launch."""
+    par = shard.xp.full(shard.n, st.big, dtype=shard.indices.dtype)
+    return tight_parents(shard.indptr, shard.indices, st.w64, shard.row_base, shard.rows, st.dist,
+                         st.hops, source, par)

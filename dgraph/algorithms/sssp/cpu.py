@@ -1,8 +1,11 @@
-"""CPU (numpy backend) kernels for SSSP, compiled with numba.
+"""CPU (numpy backend) kernels for SSSP, compiled with numba, and the Program's steps on them.
 
-The fused twins of the vectorized steps in :mod:`dgraph.algorithms.sssp`
-(which stay the reference, and the CuPy path): the same inputs, the same
-float64 expressions, the same outputs bit for bit.
+The fused twins of the vectorized steps in :mod:`dgraph.algorithms.sssp.program`
+(which stay the reference): the same inputs, the same float64 expressions,
+the same outputs bit for bit.  The implementations ``cpu-numba*`` run them
+(:func:`dgraph.algorithms.sssp.program.implementation`); the end of this
+module is what the Program calls (:func:`relax_step`, :func:`receive_one`,
+:func:`parents`).
 
 ``relax``: one superstep's advance + relaxation over the owned frontier
 rows.  For every out-edge ``u -> v`` the candidate is ``(dist[u] + w,
@@ -32,9 +35,11 @@ import numpy as np
 import numba
 from numba import prange
 
-from ..jit import inline as _inline
-from ..jit import jit as _jit
-from ..jit import pjit as _pjit
+from ...engine.program import Contribution
+from ...jit import inline as _inline
+from ...jit import jit as _jit
+from ...jit import pjit as _pjit
+from .program import owned_frontier
 
 
 @_jit
@@ -167,7 +172,7 @@ WINDOW = 16
 def bound_above(closest, bound, delta):
     """The end of the delta-bucket holding ``closest``: the smallest ``bound + k * delta`` above it
     (k >= 1; float rounding stepped over).  The fused run's next bucket and the Program's both use it
-    (the CUDA twin is in :mod:`gpu_sssp_steps`)."""
+    (the CUDA twin is in sssp_steps.cu)."""
     if np.isinf(delta):
         return np.inf
     kk = np.floor((closest - bound) / delta) + 1.0
@@ -461,3 +466,60 @@ def tight_parents_pull(indptr, indices, weights, weighted, dist, hops, source, p
                     parents[v] = u
                     break
     return parents
+
+
+# -- the Program's steps on the numpy backend (the vectorized code in program.py is their reference) --
+
+def kernel_weights(shard):
+    """(weights, weighted) as the kernels take them: an empty array for an unweighted graph."""
+    if shard.weights is None:
+        return np.empty(0, dtype=np.float64), False
+    return shard.weights, True
+
+
+def scratch(shard, st):
+    """The relaxation's scratch arrays of size n (``bd``, ``bh``, ``mark``, ``touched``), once a run."""
+    n = shard.n
+    if st.bd is None:
+        st.bd = np.empty(n, dtype=np.float64)
+        st.bh = np.empty(n, dtype=np.int64)
+        st.mark = np.zeros(n, dtype=bool)
+        st.touched = np.empty(n, dtype=shard.indices.dtype)
+
+
+def relax_step(shard, st):
+    """SSSP.superstep on the numpy backend, as one numba pass (same contribution, bit for bit)."""
+    scratch(shard, st)
+    rows, gids = owned_frontier(shard, st.frontier)
+    w, weighted = kernel_weights(shard)
+    v, d, h, edges = relax(shard.indptr, shard.indices, w, weighted, rows, gids, st.dist, st.hops,
+                           st.bd, st.bh, st.mark, st.touched)
+    return Contribution({"v": v, "d": d, "h": h}, {"edges": int(edges)})
+
+
+def receive_one(st, c, next_bucket):
+    """SSSP.receive of a single contribution on the numpy backend: the same updates, in one numba
+    pass (``next_bucket``: the Program's, when near is empty)."""
+    v = c.arrays["v"]
+    frontier, nfar = apply_split(v, c.arrays["d"], c.arrays["h"], st.dist, st.hops, st.bound, st.pending,
+                                 st.touched)
+    if nfar:
+        st.pile = np.concatenate([st.pile, st.touched[:nfar]])
+    if len(frontier) == 0 and len(st.pile):
+        frontier = next_bucket(st)
+    st.frontier = frontier
+    return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": len(v),
+            "edges": int(c.counters["edges"])}
+
+
+def parents(shard, st, source, whole):
+    """The smallest tight, one-hop-closer in-neighbor per vertex over this shard's out-edges
+    (st.big where none), as SSSP._candidates finds them; ``whole``: the shard is the whole graph
+    (an undirected one is searched by target, over the CPU's threads)."""
+    par = np.full(shard.n, st.big, dtype=shard.indices.dtype)
+    w, weighted = kernel_weights(shard)
+    if whole and not shard.directed:
+        return tight_parents_pull(shard.indptr, shard.indices, w, weighted, st.dist, st.hops, source, par)
+    tight_parents(shard.indptr, shard.indices, w, weighted, shard.row_base, shard.rows, st.dist,
+                  st.hops, source, par)
+    return par

@@ -1,0 +1,245 @@
+
+#include "common.cuh"
+
+#define HOPS_UNSET 0x7fffffffffffffffLL
+
+// counters (u64[8]): [0] changed-vertex queue cursor, [1] frontier edges skipped, [2] unused,
+// [3] tie-list cursor, [4] near, [5] near degree sum, [6] far, [7] unused.
+// CG: called from the cooperative kernel (gpu_sssp_steps), where what earlier phases of the same
+// launch wrote is read through L2.
+template <bool CG, typename V>
+__device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__ indices,
+                           const double* __restrict__ w, int weighted, const V* frontier_rows,
+                           const i64* scanned, int nf, i64 total, const double* fd,
+                           const i64* fh, u64* dist_bits, i64* hops, unsigned* seen, V* out,
+                           V* tv, i64* th, u64* tb, u64* counters, i64 first, int skip,
+                           const int* starts) {
+    // edge i = first + threadIdx.x of the frontier's edges; first is block-uniform
+    i64 i = first + threadIdx.x;
+    bool hit = false, tie = false;
+    V v = 0;
+    i64 h = 0;
+    u64 bits = 0;
+    int k = block_slot<CG>(scanned, nf, total, starts, first, i);
+    bool go = i < total;
+    V u = 0;
+    double du = 0.0;
+    if (go) {
+        u = ld<CG>(frontier_rows + k);
+        du = ld<CG>(fd + k);
+        // skip (rows are vertex ids): u's distance already dropped in this superstep, so u is in the
+        // next frontier and relaxes its new distance then; this candidate cannot beat that one's
+        // distance (addition is monotone).  A stale read only relaxes.
+        go = !(skip && ld<CG>((const u64*)dist_bits + u) < (u64)__double_as_longlong(du));
+    }
+    // a block that relaxes nothing (a stale hub's edges) leaves before the block-wide reservations
+    if (skip && __syncthreads_and(!go)) {  // skip is the launch's: the barrier only where it can exit
+        if (threadIdx.x == 0 && first < total) atomicAdd(counters + 1, (u64)min((i64)blockDim.x, total - first));
+        return;
+    }
+    if (go) {
+        i64 before = k ? ld<CG>(scanned + k - 1) : 0;
+        i64 e = indptr[u] + (i - before);
+        v = indices[e];
+        bits = (u64)__double_as_longlong(du + (weighted ? w[e] : 1.0));
+        h = ld<CG>(fh + k) + 1;
+        // a stale (larger) value only costs an atomic; an overflowing sum (inf) is no path
+        if (bits < 0x7ff0000000000000ull && bits <= dist_bits[v]) {
+            u64 old = atomicMin(dist_bits + v, bits);
+            tie = bits <= old;
+            if (bits < old) {
+                hops[v] = HOPS_UNSET;
+                unsigned bit = 1u << (v & 31);
+                hit = !(atomicOr(seen + (v >> 5), bit) & bit);
+            }
+        }
+    }
+    u64 j, slot;
+    block_tally(i < total && !go, tie, hit, counters + 1, counters + 3, counters + 0, j, slot);
+    if (tie) {
+        tv[j] = v;
+        th[j] = h;
+        tb[j] = bits;
+    }
+    if (hit) out[slot] = v;
+}
+
+// Over the tie list (its length on the device; a block-strided loop, so
+// every lane of a warp runs the same iterations).
+template <bool CG, typename V>
+__device__ void relax_hops(const V* tv, const i64* th, const u64* tb,
+                           const u64* dist_bits, i64* hops, unsigned* seen, V* out, u64* counters) {
+    i64 count = (i64)ld<CG>(counters + 3);
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 base = (i64)blockIdx.x * blockDim.x; base < count; base += stride) {
+        i64 j = base + threadIdx.x;
+        bool hit = false;
+        V v = 0;
+        if (j < count) {
+            v = ld<CG>(tv + j);
+            i64 h = ld<CG>(th + j);
+            if (ld<CG>(tb + j) == ld<CG>(dist_bits + v) && h < ld<CG>(hops + v) && h < atomicMin((long long*)hops + v, (long long)h)) {
+                unsigned bit = 1u << (v & 31);
+                hit = !(atomicOr(seen + (v >> 5), bit) & bit);
+            }
+        }
+        u64 k = block_reserve(hit, counters + 0);  // the loop's bounds are block-uniform
+        if (hit) out[k] = v;
+    }
+}
+
+template <typename V>
+__device__ void tight_parents(const i64* __restrict__ indptr, const V* __restrict__ indices,
+                              const double* __restrict__ w, int weighted, i64 nrows, i64 nnz,
+                              i64 row_base, const V* __restrict__ rows, int nrows_map,
+                              const double* __restrict__ dist, const i64* __restrict__ hops,
+                              i64 source, V* par, const int* __restrict__ starts) {
+    i64 first = (i64)blockIdx.x * blockDim.x;
+    i64 e = first + threadIdx.x;
+    // the row of edge e: the first r with indptr[r + 1] > e, searched between the rows of the
+    // block's first and last edges (a search over every row per edge took 0.87 ms on rmat20)
+    int lo = block_slot<false>(indptr + 1, (int)nrows, nnz, starts, first, e);
+    if (e >= nnz) return;  // after the search
+    V v = indices[e];
+    double dv = dist[v];
+    if (!(dv < __longlong_as_double(0x7ff0000000000000LL)) || (i64)v == source) return;
+    V u = nrows_map ? rows[lo] : (V)(lo + row_base);
+    if (__dadd_rn(dist[u], weighted ? w[e] : 1.0) == dv && hops[u] + 1 == hops[v]) atomicMin(par + v, u);
+}
+
+// Inclusive scan of x over the block (thread order); *sum gets the block's total.
+__device__ __forceinline__ i64 block_scan(i64 x, i64* sum) {
+    __shared__ i64 warp_total[32];
+    __shared__ i64 all;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int off = 1; off < 32; off <<= 1) {
+        i64 y = __shfl_up_sync(0xffffffffu, x, off);
+        if (lane >= off) x += y;
+    }
+    if (lane == 31) warp_total[warp] = x;
+    __syncthreads();
+    if (threadIdx.x == 0) all = (i64)warp_offsets(warp_total);
+    __syncthreads();
+    x += warp_total[warp];
+    *sum = all;
+    __syncthreads();
+    return x;
+}
+
+// An in-place inclusive scan of a[0..n) in gridDim.x tiles, one a block, in two steps with every
+// block's sums in between (a grid barrier, or the next launch): tile_sums_of writes each tile's sum,
+// tile_scan scans each tile from the sum of the tiles before it and returns the total.
+__device__ __forceinline__ void tile_bounds(i64 n, i64& lo, i64& hi) {
+    const i64 chunk = (n + gridDim.x - 1) / gridDim.x;
+    lo = min((i64)blockIdx.x * chunk, n);
+    hi = min(lo + chunk, n);
+}
+template <bool CG>
+__device__ void tile_sums_of(const i64* a, i64 n, i64* tile_sums) {
+    i64 lo, hi, s = 0;
+    tile_bounds(n, lo, hi);
+    for (i64 j = lo + threadIdx.x; j < hi; j += blockDim.x) s += ld<CG>(a + j);
+    s = block_sum(s);
+    if (threadIdx.x == 0) tile_sums[blockIdx.x] = s;
+}
+template <bool CG>
+__device__ i64 tile_scan(i64* a, i64 n, const i64* tile_sums) {
+    i64 lo, hi, before = 0, total = 0;
+    tile_bounds(n, lo, hi);
+    for (i64 b = threadIdx.x; b < (i64)gridDim.x; b += blockDim.x) {
+        const i64 t = ld<CG>(tile_sums + b);
+        total += t;
+        if (b < (i64)blockIdx.x) before += t;
+    }
+    before = block_sum(before);
+    total = block_sum(total);
+    for (i64 base = lo; base < hi; base += blockDim.x) {  // block-uniform bounds
+        const i64 j = base + threadIdx.x;
+        i64 sum;
+        const i64 x = block_scan(j < hi ? ld<CG>(a + j) : 0, &sum);
+        if (j < hi) a[j] = before + x;
+        before += sum;
+    }
+    return total;
+}
+
+// The receive of a single shard: each changed vertex goes to the near queue
+// (dist < bound; with its (dist, hops) snapshot and degree for the next
+// relaxation) or to the far list; pending marks the far ones.  The changed vertices' dedupe bits
+// (``seen``) are cleared here, for the next superstep.
+template <bool CG, typename V>
+__device__ void split(const V* changed, const double* dist,
+                      const i64* hops, double bound, unsigned char* pending,
+                      const i64* __restrict__ indptr, V* near, double* fd, i64* fh, i64* ndeg, V* far,
+                      u64* counters, unsigned* seen) {
+    i64 count = (i64)ld<CG>(counters + 0);
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 base = (i64)blockIdx.x * blockDim.x; base < count; base += stride) {
+        i64 i = base + threadIdx.x;
+        V v = 0;
+        bool is_near = false, is_far = false;
+        double d = 0.0;
+        i64 deg = 0;
+        if (i < count) {
+            v = ld<CG>(changed + i);
+            d = ld<CG>(dist + v);
+            is_near = d < bound;
+            is_far = !is_near;
+            pending[v] = is_far;
+            seen[v >> 5] = 0;  // every bit of the word is a changed vertex's
+            if (is_near) deg = indptr[v + 1] - indptr[v];
+        }
+        u64 k = block_reserve(is_near, counters + 4);  // the loop's bounds are block-uniform
+        u64 kf = block_reserve(is_far, counters + 6);
+        block_add(deg, counters + 5);
+        if (is_near) {
+            near[k] = v;
+            fd[k] = d;
+            fh[k] = ld<CG>(hops + v);
+            ndeg[k] = deg;
+        }
+        if (is_far) far[kf] = v;
+    }
+}
+
+// The receive of a partitioned superstep: another shard's improved (vertex, distance, hops), k of
+// them, merged into this shard's state as relax_dist merges candidates (distance by atomicMin on
+// the bits, hop count reset where it drops, ties to the tie list for relax_hops, every vertex that
+// changed appended once to ``out``).  Where a float scatter_min converted the whole distance array
+// to integer keys and back, and the merge sorted every changed vertex, each superstep paid 3.1-3.4
+// ms at rmat26 whatever its size.
+template <typename V>
+__device__ void merge_dist(const V* __restrict__ vin, const double* __restrict__ din, const i64* __restrict__ hin,
+                           i64 k, u64* dist_bits, i64* hops, unsigned* seen, V* out, V* tv, i64* th, u64* tb,
+                           u64* counters) {
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 base = (i64)blockIdx.x * blockDim.x; base < k; base += stride) {  // block-uniform bounds
+        i64 i = base + threadIdx.x;
+        bool hit = false, tie = false;
+        V v = 0;
+        i64 h = 0;
+        u64 bits = 0;
+        if (i < k) {
+            v = vin[i];
+            bits = (u64)__double_as_longlong(din[i]);
+            h = hin[i];
+            if (bits <= dist_bits[v]) {
+                u64 old = atomicMin(dist_bits + v, bits);
+                tie = bits <= old;
+                if (bits < old) {
+                    hops[v] = HOPS_UNSET;
+                    unsigned bit = 1u << (v & 31);
+                    hit = !(atomicOr(seen + (v >> 5), bit) & bit);
+                }
+            }
+        }
+        u64 j, slot;
+        block_tally(0, tie, hit, counters + 1, counters + 3, counters + 0, j, slot);
+        if (tie) {
+            tv[j] = v;
+            th[j] = h;
+            tb[j] = bits;
+        }
+        if (hit) out[slot] = v;
+    }
+}
