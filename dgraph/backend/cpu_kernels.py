@@ -18,10 +18,8 @@ Local row ``r`` is global vertex ``rows[r]``, or ``row_base + r`` when
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
 from ..jit import jit as _jit
-from ..jit import pjit as _pjit
 
 
 @_jit
@@ -109,22 +107,3 @@ def warm_up():
                    np.empty(2, vdt), deg)
         visit_pull(indptr, indices, np.array([True, False]), 0, none, labels.copy(), parents.copy(), 1,
                    np.empty(2, vdt), deg)
-
-
-@_pjit
-def pagerank_step(cindptr, cindices, share, base, vec, d, inv_deg, old, new, diff, share_out):
-    """One pull iteration on one whole shard, over the CPU's threads: ``new[v] = base + d * sum`` (the
-    in-edge sum of ``share`` in edge order, as :func:`gather_row_sum`; ``base[v]`` when ``vec``, else
-    ``base[0]``), ``diff[v] = |new[v] - old[v]|`` and ``share_out[v] = new[v] * inv_deg[v]`` for the next
-    iteration: the same float64 operations as the numpy steps of the PageRank Program, so the same bits."""
-    n = new.shape[0]
-    b0 = base[0]
-    for v in prange(n):
-        acc = 0.0
-        for e in range(cindptr[v], cindptr[v + 1]):
-            acc += share[cindices[e]]
-        b = base[v] if vec else b0
-        x = b + d * acc
-        new[v] = x
-        diff[v] = abs(x - old[v])
-        share_out[v] = x * inv_deg[v]

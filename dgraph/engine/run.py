@@ -32,6 +32,26 @@ def resolve_graph(G, backend):
     return G.to(backend)
 
 
+def run_target(G, backend):
+    """What a run of ``G`` on ``backend`` will run on: ``(graph, backend name, partitions, whole)``.
+
+    ``graph`` is :func:`resolve_graph`'s (pass it on to :func:`run_program`); the backend name is
+    'numpy' or 'cupy'; ``whole``: one shard holding every vertex as its rows in order
+    (:attr:`dgraph.partition.shard.Shard.whole`, what the one-shard loops need).  For the functions
+    that pick an algorithm's implementation before the run (and record it in ``Result.params``).
+    """
+    from ..partition.partitioned import PartitionedGraph  # noqa: PLC0415
+
+    G = resolve_graph(G, backend)
+    if isinstance(G, PartitionedGraph):
+        parts = G.num_parts
+        whole = parts == 1 and G.plan.contiguous
+    else:
+        parts, whole = 1, True
+    # by name: a client without a GPU may drive CuPy shards on its workers
+    return G, "numpy" if G.backend in ("numpy", "cpu") else "cupy", parts, whole
+
+
 def run_program(make_program, G, *, backend=None, executor=None, exchange="butterfly", fanout=None,
                 transport="auto", on_step=None, vertex_columns=(), missing=None, params=None, max_supersteps=None,
                 progress=False):
