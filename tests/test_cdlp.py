@@ -381,6 +381,7 @@ def test_one_function_chooses_the_implementation_and_the_result_records_it(monke
     for args, name in table.items():
         assert implementation(*args) == name, args
     assert set(table.values()) == set(IMPLEMENTATIONS)
+    assert implementation("numpy", "fused", True, local=False) == "cpu-numba"  # tasks/spmd: no run_steps
     looped = []
     real = solver.run_steps
     monkeypatch.setattr(solver, "run_steps", lambda *a: (lambda out: looped.append(out is not None) or out)(real(*a)))
@@ -394,3 +395,16 @@ def test_one_function_chooses_the_implementation_and_the_result_records_it(monke
     assert looped[0] and not any(looped[1:])  # one batch, of the whole-shard run only
     plain = run_program(lambda ids: CDLP(4), G)
     assert np.array_equal(plain.raw("label"), runs["generic"].raw("label")) and looped.count(True) == 2
+
+
+def test_one_partition_on_dask_records_the_superstep_kernel(client):
+    """spmd and tasks never call run_steps, so one whole shard there is 'cpu-numba' (same labels)."""
+    G = dgraph.generate("rmat", scale=7, seed=7)
+    ref = dgraph.cdlp(G, iterations=4)
+    PG = G.partition(1, client=client)
+    for executor in ("spmd", "tasks"):
+        r = dgraph.cdlp(PG, iterations=4, executor=executor)
+        assert r.params["implementation"] == "cpu-numba" and r.params["executor"] == executor
+        np.testing.assert_array_equal(to_numpy(r.raw("label")), ref.raw("label"))
+    assert ref.params["implementation"] == "cpu-numba+steps"
+    assert dgraph.cdlp(PG, iterations=4, executor="local").params["implementation"] == "cpu-numba+steps"

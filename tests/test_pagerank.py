@@ -89,6 +89,11 @@ def test_one_function_chooses_the_implementation_and_the_result_records_it(monke
     for args, name in table.items():
         assert implementation(*args) == name, args
     assert set(table.values()) == set(IMPLEMENTATIONS)
+    # tasks and spmd never call run_steps: one whole shard there runs a superstep at a time
+    remote = {("numpy", 1, True, "pull", 5): "cpu-pull", ("cupy", 1, True, "pull", 5): "gpu-pull",
+              ("cupy", 1, True, "push", 5): "gpu-push", ("cupy", 2, False, "pull", 5): "gpu-owned"}
+    for args, name in remote.items():
+        assert implementation(*args, local=False) == name, args
 
     calls = []
     real = solver.cpu_steps

@@ -84,13 +84,13 @@ def cdlp(G, *, iterations=10, backend=None, executor=None, exchange="butterfly",
         raise InputError(f"iterations={iterations!r}: expected a non-negative integer")
     if kernels not in ("fused", "generic"):
         raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
-    G, on, _, whole = run_target(G, backend)
-    impl = implementation(on, kernels, whole)
+    target = run_target(G, backend, executor)
+    impl = implementation(target.backend, kernels, target.whole, target.local)
 
     def make(ids):
         return CDLP(iterations, kernels, implementation=impl)
 
-    return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
+    return run_program(make, target.graph, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
                        transport=transport, on_step=on_step, progress=progress, vertex_columns=("label",),
                        params={"iterations": int(iterations), "implementation": impl})
 

@@ -110,24 +110,26 @@ IMPLEMENTATIONS = {
 }
 
 
-def implementation(backend, kernels, whole):
+def implementation(backend, kernels, whole, local=True):
     """The name of the code that runs a CDLP (a key of :data:`IMPLEMENTATIONS`), decided once a run.
 
     ``backend``: 'numpy' or 'cupy'; ``kernels``: the user's 'fused' or 'generic'; ``whole``: one
-    shard holding every vertex as its rows in order (:attr:`dgraph.partition.shard.Shard.whole`).
-    CuPy runs the generic step (no CUDA kernel of its own).
+    shard holding every vertex as its rows in order (:attr:`dgraph.partition.shard.Shard.whole`);
+    ``local``: the ``local`` executor runs it (only it runs the loop of :mod:`.solver`).  CuPy runs
+    the generic step (no CUDA kernel of its own).
 
     >>> implementation("numpy", "fused", True), implementation("cupy", "fused", True)
     ('cpu-numba+steps', 'generic')
     """
     if kernels == "generic" or backend != "numpy":
         return "generic"
-    return "cpu-numba+steps" if whole else "cpu-numba"
+    return "cpu-numba+steps" if whole and local else "cpu-numba"
 
 
 class CDLP(Program):
     """The CDLP Program (see :mod:`dgraph.engine.program`); ``implementation``: a key of
-    :data:`IMPLEMENTATIONS`, or None to decide it from ``kernels`` and the first shard."""
+    :data:`IMPLEMENTATIONS`, or None to decide it from ``kernels`` and the first shard (as if on the
+    local executor)."""
 
     name = "cdlp"
     replicated_result = True

@@ -116,14 +116,14 @@ def pagerank(G, *, damping=0.85, iterations=None, tol=1e-6, max_iterations=100, 
         raise InputError(f"variant={variant!r}: expected 'pull' or 'push'")
     if tol <= 0 or max_iterations < 0:
         raise InputError("tol must be > 0 and max_iterations >= 0")
-    G, on, parts, whole = run_target(G, backend)
-    impl = implementation(on, parts, whole, variant, iterations)
+    target = run_target(G, backend, executor)
+    impl = implementation(target.backend, target.num_parts, target.whole, variant, iterations, target.local)
 
     def make(ids):
         return PageRank(damping, iterations, tol, max_iterations, _teleport(ids, ids.n, personalization), variant,
                         implementation=impl)
 
-    return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
+    return run_program(make, target.graph, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
                        transport=transport, on_step=on_step, progress=progress,
                        params={"damping": damping, "iterations": iterations, "variant": variant,
                                "implementation": impl})

@@ -56,30 +56,32 @@ IMPLEMENTATIONS = {
 }
 
 
-def implementation(backend, num_parts, whole, variant, iterations):
+def implementation(backend, num_parts, whole, variant, iterations, local=True):
     """The name of the code that runs a PageRank (a key of :data:`IMPLEMENTATIONS`), decided once a run.
 
     ``backend``: 'numpy' or 'cupy'; ``num_parts``: the partitions; ``whole``: one shard holding every
     vertex as its rows in order (:attr:`dgraph.partition.shard.Shard.whole`); ``variant``: 'pull' or
-    'push'; ``iterations``: a fixed count, or None (until converged).
+    'push'; ``iterations``: a fixed count, or None (until converged); ``local``: the ``local``
+    executor runs it (only it runs the one-shard loops of :mod:`.solver`).
 
     >>> implementation("numpy", 1, True, "pull", None)
     'cpu-fused'
     >>> implementation("cupy", 4, False, "pull", 20)
     'gpu-owned'
     """
+    loops = local and num_parts == 1  # the executor hands the run to Program.run_steps
     if backend == "numpy":
-        return "cpu-fused" if variant == "pull" and whole else f"cpu-{variant}"
+        return "cpu-fused" if variant == "pull" and whole and loops else f"cpu-{variant}"
     if variant == "pull":
         if num_parts > 1:  # each shard's owned ranks updated before the exchange (see PageRank.init)
             return "gpu-owned"
-        return "gpu-fused" if iterations is not None else "gpu-pull"
-    return "gpu-push+batched" if num_parts == 1 and iterations is not None else "gpu-push"
+        return "gpu-fused" if loops and iterations is not None else "gpu-pull"
+    return "gpu-push+batched" if loops and iterations is not None else "gpu-push"
 
 
 class PageRank(Program):
     """The PageRank Program (see :mod:`dgraph.engine.program`); ``implementation``: a key of
-    :data:`IMPLEMENTATIONS`, or None to decide it from the first shard."""
+    :data:`IMPLEMENTATIONS`, or None to decide it from the first shard (as if on the local executor)."""
 
     name = "pagerank"
     replicated_result = True

@@ -72,9 +72,9 @@ def wcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, tr
 
     if kernels not in ("fused", "generic"):
         raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
-    G, on, _, _ = run_target(G, backend)
-    impl = implementation(on, kernels)
-    return run_program(lambda ids: WCC(kernels=kernels, implementation=impl), G, backend=backend, executor=executor,
+    target = run_target(G, backend, executor)
+    impl = implementation(target.backend, kernels)
+    return run_program(lambda ids: WCC(kernels=kernels, implementation=impl), target.graph, backend=backend, executor=executor,
                        exchange=exchange, fanout=fanout, transport=transport, on_step=on_step, progress=progress,
                        vertex_columns=("component",),
                        params={"kernels": kernels, "implementation": impl})
