@@ -78,10 +78,9 @@ def _numba():
         out["threading layer"] = numba.threading_layer()
     except ValueError:  # chosen on the first parallel call
         out["threading layer"] = f"not chosen yet (configured: {numba.config.THREADING_LAYER})"
-    from .backend import cpu_kernels  # noqa: PLC0415
-
-    out["kernel cache"] = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(os.path.dirname(cpu_kernels.__file__),
-                                                                           "__pycache__")
+    # numba caches each kernel in the __pycache__ beside its module (backend/, algorithms/<name>/, ...)
+    root = os.path.dirname(os.path.abspath(__file__))
+    out["kernel cache"] = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(root, "**", "__pycache__")
     return out
 
 

@@ -320,7 +320,7 @@ def test_small_row_modes_exhaustive():
     insertion-sort / hash paths on random rows of 5..40 labels with many repeats."""
     import itertools
 
-    from dgraph.backend import cpu_cdlp
+    from dgraph.algorithms.cdlp import cpu as cpu_cdlp
 
     def ref(xs):
         c = Counter(xs)
@@ -369,3 +369,42 @@ def test_register_rows_with_loops_and_degree_one_to_four():
         for it in (1, 3, 7):
             f, g = _fused_generic(G, it)
             _assert_same(f, g, f"trial {trial} it={it}")
+
+
+def test_one_function_chooses_the_implementation_and_the_result_records_it(monkeypatch):
+    """cdlp.implementation() decides once; Result.params names it; the solver loop runs only when chosen."""
+    from dgraph.algorithms.cdlp import CDLP, IMPLEMENTATIONS, implementation, solver
+    from dgraph.engine.run import run_program
+
+    table = {("numpy", "fused", True): "cpu-numba+steps", ("numpy", "fused", False): "cpu-numba",
+             ("numpy", "generic", True): "generic", ("cupy", "fused", True): "generic"}
+    for args, name in table.items():
+        assert implementation(*args) == name, args
+    assert set(table.values()) == set(IMPLEMENTATIONS)
+    assert implementation("numpy", "fused", True, local=False) == "cpu-numba"  # tasks/spmd: no run_steps
+    looped = []
+    real = solver.run_steps
+    monkeypatch.setattr(solver, "run_steps", lambda *a: (lambda out: looped.append(out is not None) or out)(real(*a)))
+    G = dgraph.generate("rmat", scale=7, seed=7)
+    runs = {name: dgraph.cdlp(target, iterations=4, kernels=k) for name, target, k in
+            [("cpu-numba+steps", G, "fused"), ("cpu-numba", G.partition(2, client=False), "fused"),
+             ("generic", G, "generic")]}
+    for name, r in runs.items():
+        assert r.params["implementation"] == name
+        assert np.array_equal(r.raw("label"), runs["generic"].raw("label"))
+    assert looped[0] and not any(looped[1:])  # one batch, of the whole-shard run only
+    plain = run_program(lambda ids: CDLP(4), G)
+    assert np.array_equal(plain.raw("label"), runs["generic"].raw("label")) and looped.count(True) == 2
+
+
+def test_one_partition_on_dask_records_the_superstep_kernel(client):
+    """spmd and tasks never call run_steps, so one whole shard there is 'cpu-numba' (same labels)."""
+    G = dgraph.generate("rmat", scale=7, seed=7)
+    ref = dgraph.cdlp(G, iterations=4)
+    PG = G.partition(1, client=client)
+    for executor in ("spmd", "tasks"):
+        r = dgraph.cdlp(PG, iterations=4, executor=executor)
+        assert r.params["implementation"] == "cpu-numba" and r.params["executor"] == executor
+        np.testing.assert_array_equal(to_numpy(r.raw("label")), ref.raw("label"))
+    assert ref.params["implementation"] == "cpu-numba+steps"
+    assert dgraph.cdlp(PG, iterations=4, executor="local").params["implementation"] == "cpu-numba+steps"

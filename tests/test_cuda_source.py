@@ -17,7 +17,8 @@ from dgraph.errors import MissingFileError
 #: gpu_kernels.cu were still Python strings in backend/gpu_kernels.py (commit a201d39; SSSP's
 #: merge_dist added since, 28c1814).  The same
 #: text is the same program and the same CuPy cache key.  A change that edits CUDA on purpose
-#: (or moves a module's kernels into a .cu file) updates its line here.
+#: (or moves a module's kernels into a .cu file) updates its line here.  A key names a module of
+#: dgraph/backend, or a full module path (an algorithm package's gpu.py, its CUDA in <name>.cu).
 BEFORE = {
     ("gpu_kernels", "COMMON"): "bb731ca7f6eb631b9060a224d687760c6005f47f9ae01e93920ef09e87cdbe38",
     # BFS's visits (push_lb, pull) moved to dgraph/algorithms/bfs/bfs.cu: both texts are new, and
@@ -31,8 +32,8 @@ BEFORE = {
     ("dgraph.algorithms.sssp.solver", "_SOURCE"): "934f84b6791ff0c475545a07d7762fcdef2e4e5e3513b7553c91c1bf7ed55ddb",
     ("dgraph.algorithms.bfs.solver", "_SOURCE"): "5c82aa43c368b90ca3ca07af873a8938e3e775f6e21c82bdd7cd79f04ec346c1",
     ("dgraph.algorithms.bfs.union", "_SOURCE"): "d0ea4892bc8e2c0b403daea17f78e5135269c812b36e92faff9a6eb85c2bac04",
-    ("gpu_wcc", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
-    ("gpu_pagerank", "_SOURCE"): "f9ee385395f359d742603843b04672440bdce6eadb7f5f99112157df35645098",
+    ("dgraph.algorithms.wcc.gpu", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
+    ("dgraph.algorithms.pagerank.gpu", "_SOURCE"): "f9ee385395f359d742603843b04672440bdce6eadb7f5f99112157df35645098",
 }
 
 #: backend/gpu_kernels.py's assembled source while it still held BFS's visits (commit 1f07d4d)
@@ -49,8 +50,8 @@ def _sha(text):
 
 @pytest.mark.parametrize("module,name", list(BEFORE), ids=[f"{m}.{n}" for m, n in BEFORE])
 def test_assembled_sources_are_byte_for_byte_as_before(module, name):
-    where = module if "." in module else f"dgraph.backend.{module}"
-    text = COMMON if name == "COMMON" else getattr(importlib.import_module(where), name)
+    path = module if module.startswith("dgraph.") else f"dgraph.backend.{module}"
+    text = COMMON if name == "COMMON" else getattr(importlib.import_module(path), name)
     assert _sha(text) == BEFORE[module, name]
 
 
@@ -122,9 +123,9 @@ def test_machinery_lives_in_dgraph_cuda_only():
 
 def test_no_cupy_import():
     code = ("import sys, dgraph, dgraph.cuda, dgraph.backend.gpu_kernels, dgraph.algorithms.sssp.solver, "
-            "dgraph.algorithms.sssp.gpu, dgraph.algorithms.bfs.solver, dgraph.backend.gpu_wcc, "
+            "dgraph.algorithms.sssp.gpu, dgraph.algorithms.bfs.solver, dgraph.algorithms.wcc.gpu, "
             "dgraph.algorithms.bfs.union, dgraph.algorithms.bfs.gpu, "
-            "dgraph.backend.gpu_pagerank, dgraph.emv.device; print('cupy' in sys.modules)")
+            "dgraph.algorithms.pagerank.gpu, dgraph.emv.device; print('cupy' in sys.modules)")
     root = str(Path(dgraph.__file__).parents[1])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"})

@@ -134,7 +134,7 @@ def _scipy_components(G):
 
 @pytest.mark.parametrize("directed", [False, True])
 def test_wcc_union_find_on_the_gpu_against_scipy(directed):
-    """The GPU union-find (backend/gpu_wcc.py): many components, long chains with descending ids
+    """The GPU union-find (algorithms/wcc/gpu.py): many components, long chains with descending ids
     (every hook races down a path), a star, 1-4 shards; labels are the component minima."""
     rng = np.random.default_rng(11)
     n = 20000
@@ -162,7 +162,7 @@ def test_wcc_union_find_on_the_gpu_against_scipy(directed):
 def test_gpu_union_find_kernels_on_int64_ids():
     import cupy as cp
 
-    from dgraph.backend import gpu_wcc
+    from dgraph.algorithms.wcc import gpu as gpu_wcc
 
     indptr = cp.asarray([0, 2, 3, 3, 4, 5], dtype=cp.int64)       # rows 0..4
     indices = cp.asarray([3, 1, 0, 1, 2], dtype=cp.int64)

@@ -121,7 +121,7 @@ def test_pagerank_batched_iterations(label):
 @pytest.mark.parametrize("label", ["rmat", "rmat-directed", "star", "disconnected", "one-vertex"])
 @pytest.mark.parametrize("personalized", [False, True])
 def test_pagerank_fused_iterations_are_bit_identical(label, personalized, monkeypatch):
-    """The fused iteration (gpu_pagerank) does the array path's arithmetic, rounding for rounding."""
+    """The fused iteration (algorithms/pagerank/gpu.py) does the array path's arithmetic, rounding for rounding."""
     from dgraph.algorithms.pagerank import PageRank
 
     G = dict(CASES)[label]

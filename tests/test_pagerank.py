@@ -74,3 +74,39 @@ def test_bad_arguments():
         dgraph.pagerank(G, personalization={9: 1.0})
     with pytest.raises(DGraphError, match="variant"):
         dgraph.pagerank(G, variant="sideways")
+
+
+def test_one_function_chooses_the_implementation_and_the_result_records_it(monkeypatch):
+    """pagerank.implementation() decides once; Result.params names it; the solver runs only when chosen."""
+    from dgraph.algorithms.pagerank import IMPLEMENTATIONS, PageRank, implementation, solver
+    from dgraph.engine.run import run_program
+
+    table = {("numpy", 1, True, "pull", None): "cpu-fused", ("numpy", 1, False, "pull", 5): "cpu-pull",
+             ("numpy", 3, False, "pull", 5): "cpu-pull", ("numpy", 1, True, "push", 5): "cpu-push",
+             ("cupy", 1, True, "pull", 5): "gpu-fused", ("cupy", 1, True, "pull", None): "gpu-pull",
+             ("cupy", 2, False, "pull", 5): "gpu-owned", ("cupy", 1, True, "push", 5): "gpu-push+batched",
+             ("cupy", 1, True, "push", None): "gpu-push", ("cupy", 4, False, "push", 5): "gpu-push"}
+    for args, name in table.items():
+        assert implementation(*args) == name, args
+    assert set(table.values()) == set(IMPLEMENTATIONS)
+    # tasks and spmd never call run_steps: one whole shard there runs a superstep at a time
+    remote = {("numpy", 1, True, "pull", 5): "cpu-pull", ("cupy", 1, True, "pull", 5): "gpu-pull",
+              ("cupy", 1, True, "push", 5): "gpu-push", ("cupy", 2, False, "pull", 5): "gpu-owned"}
+    for args, name in remote.items():
+        assert implementation(*args, local=False) == name, args
+
+    calls = []
+    real = solver.cpu_steps
+    monkeypatch.setattr(solver, "cpu_steps", lambda *a: calls.append(1) or real(*a))
+    G = dgraph.generate("rmat", scale=7, seed=3, directed=True)
+    whole = dgraph.pagerank(G, iterations=6)
+    assert whole.params["implementation"] == "cpu-fused" and calls
+    calls.clear()
+    parts = dgraph.pagerank(G.partition(2, client=False), iterations=6)
+    push = dgraph.pagerank(G, iterations=6, variant="push")
+    assert (parts.params["implementation"], push.params["implementation"]) == ("cpu-pull", "cpu-push")
+    assert not calls
+    np.testing.assert_array_equal(parts.pagerank, whole.pagerank)
+    # a Program built without a choice makes the same one from its shard
+    plain = run_program(lambda ids: PageRank(0.85, 6, 1e-6, 100), G)
+    assert calls and np.array_equal(plain.raw("pagerank"), whole.raw("pagerank"))

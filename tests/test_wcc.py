@@ -135,7 +135,7 @@ def test_issue21_12_directed_back_edges_across_the_cut():
 
 def test_issue21_12_root_hooks_kernel():
     """root_hooks keeps a pass's hooks of the roots of p only, each to its root in new."""
-    from dgraph.backend import cpu_wcc
+    from dgraph.algorithms.wcc import cpu as cpu_wcc
 
     for vdt in (np.int32, np.int64):
         p = np.array([0, 1, 2, 1, 2, 1, 0], vdt)          # stars {0,6} {1,3,5} {2,4}
@@ -229,7 +229,7 @@ def test_kernels_argument():
 
 
 def test_cpu_wcc_kernels_direct():
-    from dgraph.backend import cpu_wcc
+    from dgraph.algorithms.wcc import cpu as cpu_wcc
 
     for vdt in (np.int32, np.int64):
         p = np.array([0, 0, 2, 2, 4, 5], vdt)              # stars: {0,1} {2,3} {4} {5}
@@ -247,3 +247,23 @@ def test_cpu_wcc_kernels_direct():
         assert q.tolist() == [0, 0, 1, 0]
         cpu_wcc.merge_min_dense(q, np.array([0, 1, 0, 1], vdt))
         assert q.tolist() == [0, 0, 0, 0]
+
+
+def test_one_function_chooses_the_implementation_and_the_result_records_it(monkeypatch):
+    """wcc.implementation() decides once from the backend and ``kernels``; Result.params names it."""
+    from dgraph.algorithms.wcc import IMPLEMENTATIONS, WCC, cpu, implementation
+    from dgraph.engine.run import run_program
+
+    assert {implementation(b, k) for b in ("numpy", "cupy") for k in ("fused", "generic")} == set(IMPLEMENTATIONS)
+    assert implementation("cupy", "generic") == "generic" and implementation("cupy", "fused") == "gpu-union-find"
+    calls = []
+    real = cpu.hook_csr
+    monkeypatch.setattr(cpu, "hook_csr", lambda *a: calls.append(1) or real(*a))
+    G = dgraph.generate("rmat", scale=7, seed=5)
+    for target in (G, G.partition(3, client=False)):
+        fused, generic = dgraph.wcc(target), dgraph.wcc(target, kernels="generic")
+        assert fused.params["implementation"] == "cpu-union-find" and generic.params["implementation"] == "generic"
+        assert np.array_equal(fused.raw("component"), generic.raw("component"))
+    assert len(calls) == 1 + 3  # one first superstep a shard, fused runs only
+    plain = run_program(lambda ids: WCC(kernels="generic"), G)
+    assert np.array_equal(plain.raw("component"), generic.raw("component")) and len(calls) == 4

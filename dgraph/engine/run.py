@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import NamedTuple
 
 from .. import startup
 from ..backend import get_xp
@@ -30,6 +31,39 @@ def resolve_graph(G, backend):
         return G
     get_xp(backend)  # raises BackendError with the reason when unusable
     return G.to(backend)
+
+
+class RunTarget(NamedTuple):
+    """What a run will run on (see :func:`run_target`)."""
+
+    graph: object       #: :func:`resolve_graph`'s graph (pass it on to :func:`run_program`)
+    backend: str        #: 'numpy' or 'cupy'
+    num_parts: int      #: partitions (1 for a Graph)
+    whole: bool         #: one shard holding every vertex as its rows in order (``Shard.whole``)
+    local: bool         #: the ``local`` executor runs it (it calls ``Program.run_steps`` on one shard)
+
+
+def run_target(G, backend, executor=None):
+    """What a run of ``G`` on ``backend`` by ``executor`` will run on: a :class:`RunTarget`.
+
+    For the functions that pick an algorithm's implementation before the run (and record it in
+    ``Result.params``): the one-shard loops (``Program.run_steps``) run only where ``local`` and
+    ``num_parts == 1``.  ``executor`` None is resolved as :func:`run_program` does.
+    """
+    from ..partition.partitioned import PartitionedGraph  # noqa: PLC0415
+
+    G = resolve_graph(G, backend)
+    partitioned = isinstance(G, PartitionedGraph)
+    if partitioned:
+        parts = G.num_parts
+        whole = parts == 1 and G.plan.contiguous
+    else:
+        parts, whole = 1, True
+    if executor is None:
+        executor = "spmd" if partitioned and G.distributed else "local"
+    # by name: a client without a GPU may drive CuPy shards on its workers
+    name = "numpy" if G.backend in ("numpy", "cpu") else "cupy"
+    return RunTarget(G, name, parts, whole, executor == "local")
 
 
 def run_program(make_program, G, *, backend=None, executor=None, exchange="butterfly", fanout=None,

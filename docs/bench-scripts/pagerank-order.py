@@ -16,7 +16,7 @@ import numpy as np
 
 import dgraph
 from dgraph.backend.gpu_kernels import RowSumPlan
-from dgraph.backend.gpu_pagerank import FusedIterations
+from dgraph.algorithms.pagerank.gpu import FusedIterations
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--scale", type=int, default=20)

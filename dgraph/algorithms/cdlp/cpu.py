@@ -1,7 +1,7 @@
 """CPU (numpy backend) kernel for CDLP: one synchronous label update of a shard's owned rows.
 
-The fused twin of the vectorized step in :mod:`dgraph.algorithms.cdlp`
-(``kernels="generic"``), with the same neighbor multiset and the same
+The fused twin ('cpu-numba') of the vectorized step in
+:mod:`dgraph.algorithms.cdlp.program` ('generic'), with the same neighbor multiset and the same
 result, bit for bit: per owned row, the labels of its out-neighbors (every
 stored arc, so a multi-edge counts once per copy), of its in-neighbors for
 a directed graph, and, for an undirected graph, of its own self loops once
@@ -27,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..jit import inline as _inline
-from ..jit import pjit as _pjit
-from ..jit import row_block
+from ...jit import inline as _inline
+from ...jit import pjit as _pjit
+from ...jit import row_block
 
 
 _SMALL = 8  # rows with at most this many neighbors sort them (insertion sort); larger ones count in a hash table

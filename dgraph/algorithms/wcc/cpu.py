@@ -1,7 +1,7 @@
 """CPU (numpy backend) kernels for weakly connected components, compiled with numba.
 
-The sequential twins of WCC's vectorized superstep (see
-:mod:`dgraph.algorithms.wcc`, which proves the labels): a union-find over a
+The sequential twins of WCC's vectorized superstep ('cpu-union-find'; see
+:mod:`dgraph.algorithms.wcc.program`, which proves the labels): a union-find over a
 shard's live edges (union by minimum root, path halving) in place of one
 round of ``scatter_min`` hooking, a minimum-merge of another shard's
 changed entries, and a one-pass pointer jump.
@@ -12,8 +12,8 @@ entry, so a root is the minimum of its tree.
 
 from __future__ import annotations
 
-from ..jit import inline as _inline
-from ..jit import jit as _jit
+from ...jit import inline as _inline
+from ...jit import jit as _jit
 
 
 @_inline

@@ -1,4 +1,4 @@
-"""Community detection by label propagation (CDLP) with the LDBC Graphalytics semantics.
+"""The CDLP Program: community detection by label propagation, LDBC Graphalytics semantics.
 
 Every vertex starts with its own id as its label.  In each iteration, all
 at once (synchronously), a vertex takes the label that is most frequent
@@ -33,22 +33,23 @@ owned slices are then all-gathered (``shard.gather_owned``), so every
 shard holds every label again.  The outcome depends only on the labels and
 the edges, never on the partitioning, the backend or the executor.
 
-That vectorized step is ``kernels="generic"``, used on CuPy and kept as the
+Implementations (chosen once by :func:`implementation`).  That vectorized
+step is 'generic' (``kernels="generic"``, and CuPy either way), kept as the
 reference.  On the numpy backend ``kernels="fused"`` (the default) runs
-:func:`dgraph.backend.cpu_cdlp.cdlp_step_par` instead: a numba loop over the
-owned rows that finds the mode of each row's neighbor labels (the same
-multiset) in a per-thread scratch buffer; no per-arc arrays, and the same
-labels bit for bit.  One whole shard runs its supersteps in
-:meth:`CDLP.run_steps` (double-buffered labels, no gather a superstep).
+:func:`dgraph.algorithms.cdlp.cpu.cdlp_step_par` instead ('cpu-numba'): a
+numba loop over the owned rows that finds the mode of each row's neighbor
+labels (the same multiset) in a per-thread scratch buffer; no per-arc
+arrays, and the same labels bit for bit.  One whole shard runs its
+supersteps in :func:`dgraph.algorithms.cdlp.solver.run_steps`
+('cpu-numba+steps': double-buffered labels, no gather a superstep).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..backend.primitives import group_starts, row_ids, scatter_max
-from ..engine.program import Contribution, Program
-from ..errors import InputError
+from ...backend.primitives import group_starts, row_ids, scatter_max
+from ...engine.program import Contribution, Program
 
 
 #: numpy: a shard with at least this many arcs counts its rows on all the CPU's threads
@@ -60,7 +61,7 @@ SKIP_BELOW = 4
 
 def _threads(shard):
     """The threads the numba kernels run a numpy shard's rows on."""
-    from ..jit import num_threads  # noqa: PLC0415
+    from ...jit import num_threads  # noqa: PLC0415
 
     return num_threads() if shard.num_arcs >= PAR_MIN_ARCS else 1
 
@@ -101,27 +102,54 @@ def mode_smallest(xp, rows, labels, num_rows, n):
     return cand_row[first], cand_label[first]
 
 
+#: what :func:`implementation` may choose, and what each runs
+IMPLEMENTATIONS = {
+    "generic": "vectorized: one sorted int64 key per counted neighbor, runs counted (numpy or CuPy; the reference)",
+    "cpu-numba": "numpy, partitioned: each shard's rows by the threaded numba kernel (cpu.py), a superstep at a time",
+    "cpu-numba+steps": "numpy, one whole shard: the numba kernel's supersteps in one loop (solver.py)",
+}
+
+
+def implementation(backend, kernels, whole, local=True):
+    """The name of the code that runs a CDLP (a key of :data:`IMPLEMENTATIONS`), decided once a run.
+
+    ``backend``: 'numpy' or 'cupy'; ``kernels``: the user's 'fused' or 'generic'; ``whole``: one
+    shard holding every vertex as its rows in order (:attr:`dgraph.partition.shard.Shard.whole`);
+    ``local``: the ``local`` executor runs it (only it runs the loop of :mod:`.solver`).  CuPy runs
+    the generic step (no CUDA kernel of its own).
+
+    >>> implementation("numpy", "fused", True), implementation("cupy", "fused", True)
+    ('cpu-numba+steps', 'generic')
+    """
+    if kernels == "generic" or backend != "numpy":
+        return "generic"
+    return "cpu-numba+steps" if whole and local else "cpu-numba"
+
+
 class CDLP(Program):
+    """The CDLP Program (see :mod:`dgraph.engine.program`); ``implementation``: a key of
+    :data:`IMPLEMENTATIONS`, or None to decide it from ``kernels`` and the first shard (as if on the
+    local executor)."""
+
     name = "cdlp"
     replicated_result = True
 
-    def __init__(self, iterations, kernels="fused"):
+    def __init__(self, iterations, kernels="fused", implementation=None):
         self.iterations = int(iterations)
         self.kernels = kernels
-
-    def _fused(self, shard):
-        return self.kernels == "fused" and shard.xp is np
+        self.implementation = implementation
 
     def init(self, shard):
         xp = shard.xp
         vdt = shard.indices.dtype
-        if self._fused(shard):
+        impl = self.implementation or implementation(shard.backend, self.kernels, shard.whole)
+        if impl != "generic":
             cindptr, cindices, _ = shard.csc(edge_ids=False) if shard.directed else (shard.indptr, shard.indices, None)
             # a bound on any row's count, from the degrees (no pass over the arcs): out-degree, twice
             # that where a loop counts twice (undirected), plus the in-degree (directed)
             size = int(shard.degree.max()) if len(shard.degree) else 0
             size = size + int(np.diff(cindptr).max(initial=0)) if shard.directed else 2 * size
-            return {"label": np.arange(shard.n, dtype=vdt), "cindptr": cindptr, "cindices": cindices,
+            return {"impl": impl, "label": np.arange(shard.n, dtype=vdt), "cindptr": cindptr, "cindices": cindices,
                     "size": max(size, 1), "owned": shard.global_rows()}
         # who counts for whom, fixed for the whole run: (local row, neighbor's global id), one pair per count
         rows = [row_ids(shard.indptr)]
@@ -137,6 +165,7 @@ class CDLP(Program):
                 rows.append(rows[0][loop])
                 nbrs.append(shard.indices[loop])
         st = {
+            "impl": impl,
             "label": xp.arange(shard.n, dtype=vdt),
             "rows": xp.concatenate([r.astype(np.int64, copy=False) for r in rows]),
             "nbrs": xp.concatenate([v.astype(vdt, copy=False) for v in nbrs]),
@@ -152,7 +181,7 @@ class CDLP(Program):
 
     def superstep(self, shard, st, ctx):
         label = st["label"]
-        if "size" in st:
+        if st["impl"] != "generic":
             new = np.empty(shard.num_rows, dtype=label.dtype)
             prev = st.get("prev")  # the labels before these (receive overwrites them in place)
             changed = self._fused_step(shard, st, ctx.report, label, new, prev)
@@ -169,37 +198,17 @@ class CDLP(Program):
         return Contribution({"label": new}, {"changed": changed})
 
     def run_steps(self, shard, st, ctx, limit):
-        """One whole numpy shard (owned rows = every vertex, in order): the supersteps in one loop, with
-        no Contribution and no gather a superstep.  The labels are double-buffered: a superstep writes
-        ``next`` and the two swap, so the array swapped out holds the labels before, which the
-        changed-flags of the next superstep compare against (no copy)."""
-        if "size" not in st or not shard.whole:
-            return None
-        from .. import startup  # noqa: PLC0415
+        """The whole-shard loop of :mod:`.solver` ('cpu-numba+steps'); None (a superstep at a time)
+        for the other implementations."""
+        from . import solver  # noqa: PLC0415
 
-        prev = st.get("next")  # a later call: ``next`` holds the labels before (None: the first superstep)
-        if prev is None:
-            st["next"] = np.empty_like(st["label"])
-        out = []
-        report, step = ctx.report, ctx.step
-        while len(out) < limit and not self.converged(report, step):
-            sw = startup.Stopwatch()
-            label, nxt = st["label"], st["next"]
-            changed = self._fused_step(shard, st, report, label, nxt, prev)
-            st["label"], st["next"] = nxt, label
-            prev = label
-            report = {"changed": int(changed)}
-            out.append((report, sw.lap()))
-            if ctx.tick is not None:
-                ctx.tick(*out[-1])
-            step += 1
-        return out
+        return solver.run_steps(self, shard, st, ctx, limit)
 
     def _fused_step(self, shard, st, report, label, new, prev):
-        """The numba step (:func:`dgraph.backend.cpu_cdlp.cdlp_step_par`) of ``label`` into ``new``
+        """The numba step (:func:`dgraph.algorithms.cdlp.cpu.cdlp_step_par`) of ``label`` into ``new``
         (the owned rows); returns how many changed.  ``prev``: the labels before ``label`` (read only to
         skip the rows that count no changed label), None at the first superstep."""
-        from ..backend import cpu_cdlp  # noqa: PLC0415
+        from . import cpu as cpu_cdlp  # noqa: PLC0415
 
         if "keys" not in st:  # the threads' scratch and the changed flags, once
             T = _threads(shard)
@@ -237,32 +246,4 @@ class CDLP(Program):
         return {"label": st["label"]}
 
 
-def cdlp(G, *, iterations=10, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto",
-         kernels="fused", on_step=None, progress=False):
-    """Community detection by label propagation, LDBC Graphalytics semantics (column ``label``).
-
-    iterations : the number of synchronous label updates (Graphalytics: a
-        fixed count; 10 by default).  The run may stop sooner at a fixed point,
-        with the same labels.
-    The labels are vertex ids, in the user's ids (``r.label``; ``r.raw("label")``
-    gives internal ids).  Ties go to the smallest id; a self loop counts twice
-    (see :mod:`dgraph.algorithms.cdlp`).
-    kernels : 'fused' (a numba kernel per superstep on the numpy backend;
-        CuPy runs the vectorized step either way) or 'generic' (the
-        vectorized step everywhere, the reference the kernel is tested
-        against).  Same labels either way.
-    Other keywords as in :func:`dgraph.bfs`.
-    """
-    from ..engine.run import run_program  # noqa: PLC0415
-
-    if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
-        raise InputError(f"iterations={iterations!r}: expected a non-negative integer")
-    if kernels not in ("fused", "generic"):
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
-
-    def make(ids):
-        return CDLP(iterations, kernels)
-
-    return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
-                       transport=transport, on_step=on_step, progress=progress, vertex_columns=("label",),
-                       params={"iterations": int(iterations)})
+__all__ = ["CDLP", "mode_smallest", "implementation", "IMPLEMENTATIONS", "PAR_MIN_ARCS", "SKIP_BELOW"]

@@ -1,4 +1,4 @@
-"""Weakly connected components: hooking and pointer jumping (Soman et al.; Gunrock section 5.4).
+"""The WCC Program: hooking and pointer jumping (Soman et al.; Gunrock section 5.4).
 
 Every shard keeps the global parent array ``p`` (replicated, like BFS's
 depth array) and an *edge frontier*: the edges of its own rows whose
@@ -16,27 +16,31 @@ endpoints are still in different trees.  A superstep is
 
 It stops after a superstep in which no shard hooked anything.
 
-Kernels.  ``kernels="generic"`` is the vectorized superstep above (numpy or
-CuPy), the reference.  ``kernels="fused"`` (the default) runs step 1 on the
-numpy backend as a compiled sequential union-find
-(:func:`dgraph.backend.cpu_wcc.hook_union_find`): the same filter over the
+Implementations (chosen once by :func:`implementation`).  'generic'
+(``kernels="generic"``) is the vectorized superstep above (numpy or CuPy),
+the reference.  'cpu-union-find' (``kernels="fused"``, the default, on the
+numpy backend) runs step 1 as a compiled sequential union-find
+(:func:`dgraph.algorithms.wcc.cpu.hook_union_find`): the same filter over the
 edge frontier (decided by ``p``, the start-of-superstep stars), then for each
 live edge the roots of its endpoints in a copy ``new`` of ``p`` are found
 with path halving and the larger root is hooked under the smaller, so hooks
 made earlier in the same pass are seen by later edges (one superstep
 connects everything the shard's edges connect, where a ``scatter_min``
 round hooks each root once).  The first superstep reads the shard's CSR
-directly (:func:`~dgraph.backend.cpu_wcc.hook_csr`: at ``p = arange`` every
+directly (:func:`~dgraph.algorithms.wcc.cpu.hook_csr`: at ``p = arange`` every
 edge but a self loop is live), so the edge frontier is only materialized,
 already filtered, when there is more than one shard.  With more than one
 shard the contribution is what the pass did to the roots of ``p``: each root
 that changed, with its root in ``new``
-(:func:`~dgraph.backend.cpu_wcc.root_hooks`), as the vectorized path hooks
+(:func:`~dgraph.algorithms.wcc.cpu.root_hooks`), as the vectorized path hooks
 roots only; the merge by minimum and the pointer jumping (one ascending
 pass: ``p[x] <= x``) are compiled too.  With one
 shard the merge is the identity, so after the pass every live edge joins two
 vertices of one tree and the frontier is emptied at once: two supersteps in
-all, the second scanning nothing.  On CuPy ``fused`` runs the generic code.
+all, the second scanning nothing.  'gpu-union-find' (``kernels="fused"`` on
+CuPy) is one superstep: each shard's spanning forest by a concurrent
+union-find on its CSR (:mod:`dgraph.algorithms.wcc.gpu`), flattened to
+stars, and every other shard's forest united into it.
 
 Direction is ignored (weakly connected): hooking an edge is symmetric, and
 every edge is the out-edge of exactly one owned row, so the shards' out-edges
@@ -95,38 +99,54 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import to_backend
-from ..backend.primitives import MASK_CHUNK, compress, row_ids_of, scatter_min
-from ..engine.program import Contribution, Program
-from ..errors import InputError
+from ...backend import to_backend
+from ...backend.primitives import MASK_CHUNK, compress, row_ids_of, scatter_min
+from ...engine.program import Contribution, Program
+
+#: what :func:`implementation` may choose, and what each runs
+IMPLEMENTATIONS = {
+    "generic": "vectorized scatter_min hooking over an edge frontier, numpy or CuPy (the reference)",
+    "cpu-union-find": "numpy: a sequential numba union-find over each shard's live edges (cpu.py)",
+    "gpu-union-find": "CuPy: one superstep, a concurrent union-find on each shard's CSR, forests united (gpu.py)",
+}
+
+
+def implementation(backend, kernels):
+    """The name of the code that runs a WCC (a key of :data:`IMPLEMENTATIONS`), decided once a run.
+
+    ``backend``: 'numpy' or 'cupy'; ``kernels``: the user's 'fused' or 'generic'.
+
+    >>> implementation("numpy", "fused"), implementation("cupy", "fused"), implementation("cupy", "generic")
+    ('cpu-union-find', 'gpu-union-find', 'generic')
+    """
+    if kernels == "generic":
+        return "generic"
+    return "cpu-union-find" if backend == "numpy" else "gpu-union-find"
 
 
 class WCCState:
-    __slots__ = ("parent", "src", "dst", "new")
+    __slots__ = ("impl", "parent", "src", "dst", "new")
 
 
 class WCC(Program):
-    """The WCC Program (see :mod:`dgraph.engine.program`)."""
+    """The WCC Program (see :mod:`dgraph.engine.program`); ``implementation``: a key of
+    :data:`IMPLEMENTATIONS`, or None to decide it from ``kernels`` and the first shard."""
 
     name = "wcc"
     replicated_result = True
 
-    def __init__(self, kernels="fused"):
+    def __init__(self, kernels="fused", implementation=None):
         self.kernels = kernels
-
-    def _fused(self, shard):
-        return self.kernels == "fused" and shard.xp is np
-
-    def _gpu(self, shard):
-        return self.kernels == "fused" and shard.xp is not np
+        self.implementation = implementation
 
     def init(self, shard):
         xp = shard.xp
         st = WCCState()
+        st.impl = self.implementation or implementation(shard.backend, self.kernels)
         vdt = shard.indices.dtype
         st.parent = xp.arange(shard.n, dtype=vdt)
         st.new = None
-        if self._fused(shard) or self._gpu(shard):
+        if st.impl != "generic":
             st.src = st.dst = None             # the first superstep reads the CSR itself
             return st
         # each edge once (an undirected edge is stored both ways), self loops dropped; a bounded run
@@ -155,9 +175,9 @@ class WCC(Program):
 
     # -- one superstep -------------------------------------------------------------
     def superstep(self, shard, st, ctx):
-        if self._fused(shard):
+        if st.impl == "cpu-union-find":
             return self._superstep_fused(shard, st)
-        if self._gpu(shard):
+        if st.impl == "gpu-union-find":
             return self._superstep_gpu(shard, st)
         xp = shard.xp
         p = st.parent
@@ -183,7 +203,7 @@ class WCC(Program):
         return Contribution(arrays, {"hooks": hooks, "edges": scanned})
 
     def _superstep_fused(self, shard, st):
-        from ..backend import cpu_wcc  # noqa: PLC0415
+        from . import cpu as cpu_wcc  # noqa: PLC0415
 
         p = st.parent
         new = p.copy()
@@ -219,7 +239,7 @@ class WCC(Program):
 
     def _superstep_gpu(self, shard, st):
         """The one superstep on CuPy: this shard's spanning forest, its trees flattened to stars."""
-        from ..backend import gpu_wcc  # noqa: PLC0415
+        from . import gpu as gpu_wcc  # noqa: PLC0415
 
         xp = shard.xp
         forest = st.parent                     # arange: every vertex its own tree
@@ -240,7 +260,7 @@ class WCC(Program):
     def _receive_gpu(self, shard, st, contributions):
         """Every other shard's forest united into this one's: the union of spanning forests has the
         components of the union of their edge sets, so one superstep is the whole run."""
-        from ..backend import gpu_wcc  # noqa: PLC0415
+        from . import gpu as gpu_wcc  # noqa: PLC0415
 
         xp = shard.xp
         others = [c for i, c in enumerate(contributions) if i != shard.part]
@@ -266,9 +286,9 @@ class WCC(Program):
         return {"hooks": hooks, "edges": edges, "components": int(components), "complete": True}
 
     def receive(self, shard, st, contributions, ctx):
-        if self._gpu(shard):
+        if st.impl == "gpu-union-find":
             return self._receive_gpu(shard, st, contributions)
-        fused = self._fused(shard)
+        fused = st.impl == "cpu-union-find"
         xp = np if fused else shard.xp
         if len(contributions) == 1 and st.new is not None:
             p = st.new
@@ -276,7 +296,7 @@ class WCC(Program):
             p = _merge_min(xp, st.parent, contributions, fused)
         st.new = None
         if fused:
-            from ..backend import cpu_wcc  # noqa: PLC0415
+            from . import cpu as cpu_wcc  # noqa: PLC0415
 
             st.parent = np.empty_like(p)
             components = int(cpu_wcc.jump_to_roots(p, st.parent))
@@ -298,7 +318,7 @@ def _merge_min(xp, p, contributions, fused):
     same array; ``fused`` uses the numba kernels on the CPU.
     """
     if fused:
-        from ..backend import cpu_wcc  # noqa: PLC0415
+        from . import cpu as cpu_wcc  # noqa: PLC0415
 
         dense_min, sparse_min = cpu_wcc.merge_min_dense, cpu_wcc.merge_min
     else:
@@ -325,30 +345,4 @@ def _pointer_jump(xp, p):
         p = pp
 
 
-def wcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto", kernels="fused",
-        on_step=None, progress=False):
-    """Weakly connected components (edge direction ignored).
-
-    Returns a :class:`~dgraph.engine.result.Result` with column ``component``:
-    the label of each vertex's component, which is the smallest vertex id in
-    it (in the user's ids; for string or renumbered ids, the smallest id in
-    sorted order).  Every backend, executor and partition count returns the
-    same labels.  Stats per superstep: ``hooks`` (parent entries changed),
-    ``edges`` (edges scanned), ``components`` (trees left).
-
-    Keywords as in :func:`dgraph.bfs`.  ``kernels``: 'fused' (a compiled
-    union-find per shard on the numpy backend; the vectorized code on CuPy)
-    or 'generic' (vectorized hooking, the reference).  Both give the same
-    labels; 'fused' needs fewer supersteps.
-    """
-    from ..engine.run import run_program  # noqa: PLC0415
-
-    if kernels not in ("fused", "generic"):
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
-    return run_program(lambda ids: WCC(kernels=kernels), G, backend=backend, executor=executor, exchange=exchange,
-                       fanout=fanout, transport=transport, on_step=on_step, progress=progress,
-                       vertex_columns=("component",),
-                       params={"kernels": kernels})
-
-
-__all__ = ["wcc", "WCC"]
+__all__ = ["WCC", "WCCState", "implementation", "IMPLEMENTATIONS"]
