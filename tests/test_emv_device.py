@@ -12,7 +12,7 @@ import dgraph
 from dgraph import emv
 from dgraph.backend import gpu_available, to_numpy
 from dgraph.emv import examples as ex
-from dgraph.emv import fuse, program
+from dgraph.emv import fuse, runtime, sends
 
 pytestmark = pytest.mark.gpu
 
@@ -52,7 +52,7 @@ def _plain(monkeypatch, make, run):
 @pytest.mark.parametrize("share", [1 / 16, 2.0], ids=["auto", "push"])
 @pytest.mark.parametrize("queue", [True, False], ids=["q", "n"])
 def test_bfs_sssp_device_path(fused, monkeypatch, queue, share):
-    monkeypatch.setattr(program, "SPARSE_SHARE", share)
+    monkeypatch.setattr(sends, "SPARSE_SHARE", share)
     rng = np.random.default_rng(5)
     used = ran = 0
     for label, kw in CASES:
@@ -90,7 +90,7 @@ def test_pagerank_batched_same_bits_as_vectorized(fused, monkeypatch):
         ref = dgraph.pagerank(G, iterations=12).pagerank
         np.testing.assert_allclose(to_numpy(r.raw("rank")), ref, rtol=0, atol=1e-12, err_msg=label)
         # the per-superstep path (no batch) gives the batch's bits and records
-        monkeypatch.setattr(program.EMVRun, "run_steps", lambda *a: None)
+        monkeypatch.setattr(runtime.EMVRun, "run_steps", lambda *a: None)
         one = ex.pagerank_program.__wrapped__(iterations=12).run(Gc, init=init)
         monkeypatch.undo()
         monkeypatch.setattr(fuse, "FUSE_MIN", 0)
@@ -130,7 +130,7 @@ def _ops_program(order, floor):
 @pytest.mark.parametrize("share", [1 / 16, 2.0], ids=["auto", "push"])
 @pytest.mark.parametrize("order", ["send-first", "vertex-first"])
 def test_ops_same_bits_as_vectorized(fused, monkeypatch, order, share):
-    monkeypatch.setattr(program, "SPARSE_SHARE", share)
+    monkeypatch.setattr(sends, "SPARSE_SHARE", share)
     rng = np.random.default_rng(3)
     used = 0
     for label, kw in CASES[:25]:
@@ -154,7 +154,7 @@ def test_ops_same_bits_as_vectorized(fused, monkeypatch, order, share):
 def test_unfused_vertex_step_keeps_queue_mode_right(fused, monkeypatch):
     """A VERTEX step the kernel cannot take (np.minimum) marks vertices on the vectorized path: the
     next send scans the marks instead of reading the queue."""
-    monkeypatch.setattr(program, "SPARSE_SHARE", 2.0)
+    monkeypatch.setattr(sends, "SPARSE_SHARE", 2.0)
 
     @emv.edge_list
     def relax(v, edges):
@@ -188,7 +188,7 @@ def test_compiled_sends_mixed_conditions_and_two_readers(fused, monkeypatch, sha
     """Compiled sends (dgraph/emv/device_send.py) with head, tail, edge-weight and mixed head/tail
     conditions, read by two VERTEX steps after one send (only the last puts the dense buffers back):
     the vectorized path's bits and message counts, queue mode and not."""
-    monkeypatch.setattr(program, "SPARSE_SHARE", share)
+    monkeypatch.setattr(sends, "SPARSE_SHARE", share)
 
     def make(queue):
         @emv.edge_list
@@ -268,7 +268,7 @@ def test_compiled_send_scalar_error_as_vectorized(fused):
 def test_pooled_buffers_across_programs_with_other_identities(fused, monkeypatch):
     """A run's device buffers go to the next run on the same graph: a max program after a min one
     (same message dtype, other identity) must not push into buffers left at +inf."""
-    monkeypatch.setattr(program, "SPARSE_SHARE", 2.0)
+    monkeypatch.setattr(sends, "SPARSE_SHARE", 2.0)
 
     def make(comb):
         @emv.edge_list

@@ -11,7 +11,7 @@ from graphs import corpus, partition_targets, weighted
 
 import dgraph
 from dgraph.emv import examples as ex
-from dgraph.emv import fuse, kernels, program
+from dgraph.emv import fuse, kernels, vertex_steps
 from dgraph.emv.frame import parse_combiner
 
 CASES = list(corpus(30, seed=17))
@@ -171,7 +171,7 @@ def test_fuse_env_off_and_threshold(monkeypatch):
     def refuse(*a, **k):
         raise AssertionError("the fused loop ran with dgraph.config.emv_fuse off")
 
-    monkeypatch.setattr(program.EMVRun, "_fused_vertex", refuse)
+    monkeypatch.setattr(vertex_steps, "numba_loop", refuse)
     np.testing.assert_array_equal(prog.run(G, init={"depth": {0: 0}}, active=[0]).depth, [0, 1, 2])
 
 
@@ -246,9 +246,9 @@ def test_fused_matching_same_as_vectorized(fused, monkeypatch):
         nl, nr = int(rng.integers(1, 30)), int(rng.integers(1, 30))
         src, dst = rng.integers(0, nl, 3 * nl), nl + rng.integers(0, nr, 3 * nl)
         G = dgraph.from_edges(src, dst, num_vertices=nl + nr + 1, directed=bool(i % 2))
-        r = ex.maximal_matching(G, seed=i)
+        r = dgraph.maximal_matching(G, seed=i)
         monkeypatch.setattr(dgraph.config, "emv_fuse", False)
-        v = ex.maximal_matching(G, seed=i)
+        v = dgraph.maximal_matching(G, seed=i)
         monkeypatch.setattr(dgraph.config, "emv_fuse", True)
         np.testing.assert_array_equal(r.mate, v.mate)
         mate = dict(zip(r.vertex.tolist(), r.mate.tolist()))

@@ -145,7 +145,7 @@ def test_nan_messages_dropped_alike_by_push_and_gather(monkeypatch, backend, com
     from few heads (scatter, atomics) or every tail gathers (the combine from the identity): the
     push used to keep a NaN that arrived first (CPU) or rank it above +inf (CuPy's ordered keys)."""
     from dgraph.backend import gpu_available, to_numpy
-    from dgraph.emv import fuse, program
+    from dgraph.emv import fuse, sends
 
     if backend == "cupy" and not gpu_available():
         pytest.skip("no usable CUDA GPU / CuPy")
@@ -165,7 +165,7 @@ def test_nan_messages_dropped_alike_by_push_and_gather(monkeypatch, backend, com
     init = {"x": rng.random(60)}
     runs = []
     for share, fused_min in ((2.0, 0), (0.0, 0), (2.0, 1 << 30), (0.0, 1 << 30)):
-        monkeypatch.setattr(program, "SPARSE_SHARE", share)
+        monkeypatch.setattr(sends, "SPARSE_SHARE", share)
         monkeypatch.setattr(fuse, "FUSE_MIN", fused_min)
         prog = emv.Program({"x": "f8", "got": "f8", "n": "i8"}, combiner=combiner, steps=[send, keep],
                            max_iterations=3)

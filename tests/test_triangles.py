@@ -6,7 +6,7 @@ import pytest
 from graphs import corpus
 
 import dgraph
-import dgraph.algorithms.triangles as triangles_module
+import dgraph.algorithms.triangles.program as triangles_module
 from dgraph.backend import to_numpy
 
 CASES = [(label, kw) for label, kw in corpus(110, seed=13)]

@@ -275,25 +275,25 @@ class CudaSend:
             fn = self._fns[(key, name)] = compiled(src, "--fmad=false").get_function(name)
         return fn
 
-    def _args(self, S, n, m):
-        return (np.int64(n), np.int64(m), *(S.fields[f] for f in self.fields))
+    def _args(self, state, n, m):
+        return (np.int64(n), np.int64(m), *(state.fields[f] for f in self.fields))
 
-    def push(self, S, heads, scanned, total, n, m):
+    def push(self, state, heads, scanned, total, n, m):
         """Combine the messages of the queued ``heads`` (scanned degrees ``scanned``, ``total`` edges)
         into the device's clean buffers; clears their marks and starts the next queue."""
-        lay, dev = S.layout, S.dev
+        lay, dev = state.layout, state.device
         nh = len(heads)
         threads = max(int(total), nh, 1)
         w = lay.csr_weights if self.reads_weight else None
         self._kernel("push_send", lay)(
             ((threads + 255) // 256,), (256,),
             (heads, scanned, np.int64(nh), np.int64(total), lay.csr[0], lay.csr[1],
-             dev.none_f8 if w is None else w, lay.L, lay.degree, S.marks, dev.out, dev.cnt, dev.ctl,
-             np.int64(lay.owned), *self._args(S, n, m)))
+             dev.none_f8 if w is None else w, lay.L, lay.degree, state.active_marks, dev.out, dev.cnt, dev.ctl,
+             np.int64(lay.owned), *self._args(state, n, m)))
 
-    def gather(self, S, hmask, identity, n, m):
+    def gather(self, state, hmask, identity, n, m):
         """Every tail's combined messages (heads in ``hmask``; None: all) into the device's buffers."""
-        lay, dev = S.layout, S.dev
+        lay, dev = state.layout, state.device
         nt = lay.size
         ident = dev.out.dtype.type(identity)
         use = hmask is not None
@@ -304,7 +304,7 @@ class CudaSend:
             if nt:
                 blocks = min((nt + 255) // 256, dev.resident_blocks)
                 self._kernel("best_send", lay)((blocks,), (256,), (np.int64(nt), hm, np.int32(use), lay.L, lay.degree,
-                                                                   ident, dev.best, *self._args(S, n, m)))
+                                                                   ident, dev.best, *self._args(state, n, m)))
         warp = not early and dev.out.dtype.itemsize == 8
         threads = max(nt * 32 if warp else nt, 1)
         w = lay.weights if self.reads_weight else None
@@ -312,7 +312,7 @@ class CudaSend:
             ((threads + 255) // 256,), (256,),
             (lay.cindptr, lay.cindices, dev.none_f8 if w is None else w, lay.L, lay.degree, hm, np.int32(use),
              dev.best, np.int32(early), ident, dev.out, dev.cnt, dev.ctl, np.int64(lay.owned), np.int64(nt),
-             *self._args(S, n, m)))
+             *self._args(state, n, m)))
 
 
 def send_kinds(fields, layout, message):

@@ -17,7 +17,7 @@ import numpy as np
 import dgraph
 from dgraph.backend import to_numpy
 from dgraph.emv import examples as ex
-from dgraph.emv import device_send, kernels, program
+from dgraph.emv import device_send, kernels, rounds, runtime, sends, vertex_steps
 
 import cupy as cp
 
@@ -71,11 +71,11 @@ timed(device_send.CudaSend, "push", "CudaSend.push (compiled send)")
 timed(device_send.CudaSend, "gather", "CudaSend.gather (compiled send)")
 timed(kernels, "best_sent")
 timed(kernels, "active_heads")
-timed(program, "evaluate", "evaluate (message / mask expressions)")
-timed(program.EMVRun, "_device_vertex")
-timed(program.EMVRun, "_end_info")
-timed(program.EMVRun, "_sparse")
-timed(program.EMVRun, "_send", "_send (whole)")
+timed(sends, "evaluate", "evaluate (message / mask expressions)")
+timed(vertex_steps, "cuda_kernel")
+timed(rounds, "end_of_iteration")
+timed(sends, "sparse_heads")
+timed(runtime, "run_send", "run_send (whole)")
 _, t = best(lambda: ex.bfs(G, src), repeat=1)
 print(f"== emv bfs-q, synced helpers, one run: {t * 1e3:.2f} ms")
 for k, v in sorted(spent.items(), key=lambda kv: -kv[1]):

@@ -14,7 +14,7 @@ import numpy as np
 import dgraph
 from dgraph.backend import to_numpy
 from dgraph.emv import examples as ex
-from dgraph.emv import program
+from dgraph.emv import runtime
 
 import cupy as cp
 
@@ -62,7 +62,7 @@ def timed(owner, name):
 
 
 for name in ("init", "initial_report", "superstep", "receive", "finish"):
-    timed(program.EMVRun, name)
+    timed(runtime.EMVRun, name)
 runs = []
 for _ in range(repeat):
     spent.clear()

@@ -1,6 +1,6 @@
 """CPU (numpy backend) kernel for the counting superstep of triangle counting and LCC, compiled with numba.
 
-The sequential twin of :class:`dgraph.algorithms.triangles.TriangleProgram`'s
+The sequential twin of :class:`dgraph.algorithms.triangles.program.TriangleProgram`'s
 vectorized count (``kernels="generic"``, which expands every (v, u, w) check
 and looks the key ``row(v) * n + w`` up with ``searchsorted``): here each
 owned row ``v`` stamps its neighbors into a mark array (``stamp[x] = r``, so
@@ -11,7 +11,7 @@ Same checks, same hits, so the same integer counts, bit for bit.
 
 from __future__ import annotations
 
-from ..jit import jit as _jit
+from ...jit import jit as _jit
 
 
 @_jit
@@ -62,7 +62,7 @@ def count_rows(pindptr, pnbr, gindptr, gnbr, gmult, stamp, tri, two):
 from numba import prange  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..jit import pjit as _pjit  # noqa: E402
+from ...jit import pjit as _pjit  # noqa: E402
 
 
 @_pjit

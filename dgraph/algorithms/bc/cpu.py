@@ -2,7 +2,7 @@
 
 Brandes' two passes for one source at a time, on the CSR (and, for a
 directed graph, the CSC), computing exactly what the BC Program's
-supersteps compute (:mod:`dgraph.algorithms.bc`), the same bits:
+supersteps compute (:mod:`dgraph.algorithms.bc.program`), the same bits:
 
 - forward, level by level: ``sigma[v]`` of a level-``L`` vertex is the sum,
   in the in-edge order of its row, of ``sigma[u]`` over the in-neighbors at
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import jit as _jit
+from ...jit import jit as _jit
 
 
 @_jit

@@ -1,4 +1,4 @@
-"""Betweenness centrality (Brandes), unweighted, exact over the given sources, as a Program.
+"""The betweenness-centrality Program (Brandes), unweighted, exact over the given sources.
 
 For every source ``s`` Brandes' algorithm runs two passes (Gunrock section 5.3):
 
@@ -42,9 +42,10 @@ ids, the same on every shard: every executor, partition count and batch size
 returns the same bits (for shards cut from one Graph with ``G.partition``).
 sigma is a float64 path count, as in NetworkX: exact below 2**53 paths.
 
-One whole shard on numpy (the local executor, one partition) runs every
+One whole shard on numpy (the local executor, one partition:
+implementation ``"cpu-numba"``, see :func:`dgraph.algorithms.bc.implementation`) runs every
 batch in one call instead (``run_steps``): Brandes source by source in numba
-(:mod:`dgraph.backend.cpu_bc`), with the same sums in the same order, so the
+(:mod:`dgraph.algorithms.bc.cpu`), with the same sums in the same order, so the
 same bits, and the same superstep records.
 
 The scaling is NetworkX's (``networkx.algorithms.centrality.betweenness._rescale``
@@ -56,14 +57,11 @@ both ends) and leaves directed ones alone.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from ..backend import to_backend
-from ..backend.primitives import expand, gather_row_sum
-from ..engine.program import Contribution, Program
-from ..errors import InputError
+from ...backend import to_backend
+from ...backend.primitives import expand, gather_row_sum
+from ...engine.program import Contribution, Program
 
 #: default per-batch budget of (source, vertex) keys: B = max(1, this // n) sources per batch
 BATCH_KEYS = 2 ** 21
@@ -80,10 +78,12 @@ class BC(Program):
     name = "bc"
     replicated_result = False
 
-    def __init__(self, sources, batch, *, normalized=True, endpoints=False):
+    def __init__(self, sources, batch, *, normalized=True, endpoints=False, implementation="generic"):
         self.sources = np.asarray(sources, dtype=np.int64)  # sorted, unique internal ids
         self.batch = max(1, int(batch))
         self.normalized, self.endpoints = bool(normalized), bool(endpoints)
+        #: "cpu-numba" (every batch in one run_steps call) or "generic" (the supersteps): see implementation()
+        self.implementation = implementation
 
     @property
     def num_batches(self):
@@ -98,7 +98,7 @@ class BC(Program):
         if not shard.contiguous:
             st.local_of = xp.full(shard.n, -1, dtype=np.int64)
             st.local_of[shard.rows] = xp.arange(len(shard.rows), dtype=np.int64)
-        st.fast = shard.whole and xp is np and shard.n > 0 and len(self.sources) > 0
+        st.fast = self.implementation == "cpu-numba" and shard.n > 0 and len(self.sources) > 0
         if st.fast:  # run_steps runs it all; the batch arrays are made only if it is not called
             st.batch, st.phase, st.level, st.srcs = 0, "forward", 0, self.sources[:self.batch]
             st.frontier, st.levels = st.srcs, [st.srcs]
@@ -109,12 +109,12 @@ class BC(Program):
 
     def run_steps(self, shard, st, ctx, limit):
         """Every batch at once on one whole shard (numpy): Brandes source by source in numba
-        (:mod:`dgraph.backend.cpu_bc`), the same bits, and the superstep records the Program gives."""
-        from .. import startup  # noqa: PLC0415
+        (:mod:`dgraph.algorithms.bc.cpu`), the same bits, and the superstep records the Program gives."""
+        from ... import startup  # noqa: PLC0415
 
         if not st.fast or ctx.step != 0:
             return None
-        from ..backend import cpu_bc  # noqa: PLC0415
+        from . import cpu as cpu_bc  # noqa: PLC0415
 
         n = shard.n
         directed = bool(shard.directed)
@@ -333,111 +333,4 @@ def _distinct(xp, keys, size):
     return xp.flatnonzero(mark).astype(np.int64, copy=False)
 
 
-# -- arguments ------------------------------------------------------------------------------
-
-def _is_vertex_id(x):
-    return (isinstance(x, (numbers.Integral, str, np.str_)) and not isinstance(x, (bool, np.bool_)))
-
-
-def _source_list(sources):
-    """``sources`` as a list of user ids, or None for every vertex; InputError for anything else."""
-    if sources is None:
-        return None
-    if _is_vertex_id(sources):
-        return [sources]
-    if isinstance(sources, np.ndarray):
-        if sources.ndim != 1 or sources.dtype.kind not in "iuUO":
-            raise InputError(f"sources: expected a vertex id or a 1-d list of vertex ids, got an array of "
-                             f"dtype {sources.dtype} and shape {sources.shape}")
-        items = sources.tolist()
-    elif isinstance(sources, (list, tuple, range, set, frozenset)):
-        items = list(sources)
-    else:
-        raise InputError(f"sources={sources!r}: expected None (every vertex), a vertex id, or a list of vertex ids")
-    for x in items:
-        if not _is_vertex_id(x):
-            raise InputError(f"sources: {x!r} is not a vertex id (expected integers or strings)")
-    if len({isinstance(x, str) for x in items}) > 1:
-        raise InputError("sources: a mix of integer and string ids; expected one kind")
-    return items
-
-
-def _check_bool(name, value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise InputError(f"{name}={value!r}: expected True or False")
-    return bool(value)
-
-
-def bc(G, sources=None, *, normalized=True, endpoints=False, backend=None, executor=None, exchange="butterfly",
-       fanout=None, transport="auto", batch_size=None, on_step=None, progress=False):
-    """Betweenness centrality (Brandes), unweighted: column ``bc`` (float64).
-
-    ``sources=None`` is exact betweenness over every source: Brandes'
-    algorithm does a BFS from *every* vertex, O(n * m) work, so it is meant
-    for small graphs (thousands of vertices); on big graphs give a sample
-    of sources.  Edge weights, if any, are ignored (every edge counts 1).
-
-    NetworkX equivalences (``H = G.to_networkx()``, checked in the tests):
-
-    - ``bc(G, normalized=x, endpoints=y)`` equals
-      ``nx.betweenness_centrality(H, normalized=x, endpoints=y)``.
-    - ``bc(G, sources=S, normalized=x)`` (``endpoints=False``) equals
-      ``nx.betweenness_centrality_subset(H, sources=S, targets=list(H), normalized=x)``:
-      the dependencies of the given sources summed *exactly* (no
-      extrapolation to all sources), scaled as the all-sources betweenness
-      is (normalized: divided by ``(n-1)(n-2)``; unnormalized: halved for an
-      undirected graph).  ``sources=list(H)`` is the all-sources betweenness.
-    - with ``endpoints=True``: the same sum with NetworkX's endpoint rule
-      (``bc[s] += reached - 1``, ``+1`` to every reached ``v != s``), scaled
-      as the all-sources betweenness (normalized: ``1 / (n (n-1))``); so
-      ``nx.betweenness_centrality(H, k=len(S), seed=r, endpoints=True, normalized=x)``,
-      whose random sample is ``S``, equals ``n / len(S)`` times it.
-      (Without endpoints that sampled estimate is ``n-1`` over ``len(S)``
-      times it at the vertices outside ``S`` and over ``len(S) - 1`` inside.)
-
-    sources : None (every vertex), one vertex id, or a list of distinct
-        vertex ids (an empty list gives zeros).  Unknown ids raise
-        :class:`~dgraph.errors.VertexNotFoundError`; repeats raise InputError.
-    normalized, endpoints : as in NetworkX (above).
-    batch_size : sources advanced together per superstep (each one costs
-        ``28 * n`` bytes on every shard); None: ``max(1, 2**21 // n)``.
-        Every batch size gives the same bits.
-    Other keywords as in :func:`dgraph.bfs`.
-
-    Every executor, partition count and batch size returns the same bits;
-    NetworkX sums in another order, so it agrees to rounding (the tests use
-    rtol 1e-9).
-    """
-    from ..engine.run import run_program  # noqa: PLC0415
-
-    normalized = _check_bool("normalized", normalized)
-    endpoints = _check_bool("endpoints", endpoints)
-    if batch_size is not None and (isinstance(batch_size, (bool, np.bool_))
-                                   or not isinstance(batch_size, numbers.Integral) or batch_size < 1):
-        raise InputError(f"batch_size={batch_size!r}: expected a positive integer or None")
-    items = _source_list(sources)
-
-    def make(ids):
-        n = ids.n
-        if items is None:
-            internal = np.arange(n, dtype=np.int64)
-        elif len(items) == 0:
-            internal = np.empty(0, dtype=np.int64)
-        else:
-            internal = np.asarray(ids.to_internal(np.asarray(items), what="source"), dtype=np.int64)
-            order = np.argsort(internal, kind="stable")
-            repeat = internal[order][1:] == internal[order][:-1]
-            if repeat.any():
-                dup = items[int(order[1:][repeat].min())]
-                raise InputError(f"sources: vertex {dup!r} is given more than once")
-            internal = internal[order]
-        batch = batch_size if batch_size is not None else max(1, BATCH_KEYS // max(n, 1))
-        return BC(internal, batch, normalized=normalized, endpoints=endpoints)
-
-    return run_program(make, G, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
-                       transport=transport, on_step=on_step, progress=progress,
-                       params={"sources": "all" if items is None else len(items), "normalized": normalized,
-                               "endpoints": endpoints})
-
-
-__all__ = ["bc", "BC"]
+__all__ = ["BC", "BATCH_KEYS"]

@@ -1,4 +1,4 @@
-"""Triangle counting per vertex (and the counting Program that LCC shares).
+"""The triangle-counting Program (per vertex), which LCC shares.
 
 Semantics (NetworkX's ``nx.triangles``): the graph is taken as a simple
 undirected graph: a directed graph's arcs lose their direction, self loops
@@ -30,14 +30,14 @@ The Program runs three supersteps on any number of shards:
    no Python loop runs per vertex or edge.  That vectorized count is
    ``kernels="generic"``, run on CuPy and kept as the reference; on the numpy
    backend ``kernels="fused"`` (the default) runs the numba kernel
-   :func:`dgraph.backend.cpu_triangles.count_rows` instead: per owned ``v``
+   :func:`dgraph.algorithms.triangles.cpu.count_rows` instead: per owned ``v``
    it stamps ``N(v)`` into a mark array and tests every ``w`` of every
    ``N+(u)`` against it -- the same checks and the same hits, so the same
    integer counts (the directed-LCC 1-or-2 arc multiplicities included).
 
 One whole undirected shard on numpy (the local executor, one partition)
 runs the three supersteps in one call instead (``run_steps``,
-:func:`dgraph.backend.cpu_triangles.undirected_counts`): the simple rows and
+:func:`dgraph.algorithms.triangles.cpu.undirected_counts`): the simple rows and
 the (degree, id) orientation are built in the CSR's own slots, and each
 triangle is found once, from its lowest-ranked corner (stamp ``N+(u)``, walk
 ``N+(w)`` for every ``w`` in it), over the CPU's threads with a count array
@@ -85,10 +85,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import to_backend
-from ..backend.primitives import expand, group_starts, row_ids
-from ..engine.program import Contribution, Program
-from ..errors import GraphTooLargeError, InputError
+from ...backend import to_backend
+from ...backend.primitives import expand, group_starts, row_ids
+from ...engine.program import Contribution, Program
+from ...errors import GraphTooLargeError
 
 #: at most this many membership checks are expanded at once in the counting superstep
 CHUNK = 1 << 20
@@ -116,20 +116,17 @@ class TriangleProgram(Program):
 
     replicated_result = False
 
-    def __init__(self, lcc=False, kernels="fused"):
+    def __init__(self, lcc=False, implementation="generic"):
         self.lcc = bool(lcc)
-        self.kernels = kernels
+        #: "cpu-numba-oriented", "cpu-numba" or "generic": see dgraph.algorithms.triangles.implementation
+        self.implementation = implementation
         self.name = "lcc" if self.lcc else "triangles"
 
     # -- superstep 0, local part: the owned rows, symmetrized ------------------------------
     def init(self, shard):
-        if self._fast(shard):  # built by run_steps, or by superstep 0 if an executor does not batch
-            return {"fast": True}
+        if self.implementation == "cpu-numba-oriented" and shard.n > 0:
+            return {"fast": True}  # built by run_steps, or by superstep 0 if it is cut short
         return self._build(shard)
-
-    def _fast(self, shard):
-        """The one-shard undirected numpy path (:func:`dgraph.backend.cpu_triangles.undirected_counts`)."""
-        return self.kernels == "fused" and shard.xp is np and not shard.directed and shard.whole and shard.n > 0
 
     def run_steps(self, shard, st, ctx, limit):
         """All three supersteps at once on one whole undirected shard (numpy): the simple rows, the
@@ -139,8 +136,8 @@ class TriangleProgram(Program):
 
         if not st.get("fast") or ctx.step != 0 or limit < 3:
             return None
-        from ..backend import cpu_triangles  # noqa: PLC0415
-        from ..jit import num_threads  # noqa: PLC0415
+        from ...jit import num_threads  # noqa: PLC0415
+        from . import cpu as cpu_triangles  # noqa: PLC0415
 
         t0 = time.perf_counter()
         tri, deg, arcs, oriented, checks = cpu_triangles.undirected_counts(shard.indptr, shard.indices,
@@ -280,9 +277,9 @@ class TriangleProgram(Program):
         gindptr, gnbr, gmult = st["gindptr"], st["gnbr"], st["gmult"]
         tri, two = st["tri"], st["two"]
         checks = 0
-        if self.kernels == "fused" and xp is np:
+        if self.implementation != "generic":  # the numba kernel (numpy)
             if len(keys) and len(gnbr):
-                from ..backend import cpu_triangles  # noqa: PLC0415
+                from . import cpu as cpu_triangles  # noqa: PLC0415
 
                 pindptr = np.zeros(rows + 1, dtype=np.int64)
                 np.cumsum(st["degree"], out=pindptr[1:])
@@ -324,39 +321,4 @@ class TriangleProgram(Program):
         return {"lcc": lcc}
 
 
-def run_triangles(G, lcc, *, backend, executor, exchange, fanout, transport, on_step, kernels="fused",
-                  progress=False):
-    from ..engine.run import run_program  # noqa: PLC0415
-
-    if kernels not in ("fused", "generic"):
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
-    r = run_program(lambda ids: TriangleProgram(lcc=lcc, kernels=kernels), G, backend=backend, executor=executor,
-                    exchange=exchange, fanout=fanout, transport=transport, on_step=on_step, progress=progress)
-    records = r.stats_records
-    r.params["total"] = int(records[-1]["total"]) if records and "total" in records[-1] else 0
-    return r
-
-
-def triangle_count(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto",
-                   kernels="fused", on_step=None, progress=False):
-    """The number of triangles through every vertex (column ``triangles``, int64), as ``nx.triangles``.
-
-    The graph is taken as simple and undirected: edge directions, self loops
-    and duplicate edges are ignored.  ``r.params["total"]`` is the number of
-    triangles in the graph (``sum(r.triangles) // 3``).  Stats per superstep
-    (three of them): ``edges`` (undirected edges), ``oriented`` (edges
-    exchanged), ``checks`` (membership tests), ``replica_arcs`` (ghost
-    rows kept, over all shards).  Memory: see :mod:`dgraph.algorithms.triangles`
-    (each shard holds up to the whole oriented edge list while it is
-    exchanged).
-    kernels : 'fused' (a numba kernel counts on the numpy backend; CuPy
-        runs the vectorized count either way) or 'generic' (the vectorized
-        count everywhere, the reference the kernel is tested against).  Same
-        counts either way.
-    Other keywords as in :func:`dgraph.bfs`.
-    """
-    return run_triangles(G, False, backend=backend, executor=executor, exchange=exchange,
-                         fanout=fanout, transport=transport, on_step=on_step, progress=progress, kernels=kernels)
-
-
-__all__ = ["triangle_count", "TriangleProgram"]
+__all__ = ["TriangleProgram", "CHUNK", "PHASES"]

@@ -1,0 +1,28 @@
+"""What an algorithm's implementation chooser reads off the graph before a run.
+
+Each algorithm package has one function that says which implementation runs (recorded in
+``Result.params["implementation"]``).  Most choices hang on the same two facts, computed here
+once from the graph and the executor the run will use, the way :func:`dgraph.engine.run.run_program`
+will settle them.
+"""
+
+from __future__ import annotations
+
+
+def run_shape(G, backend, executor):
+    """``(backend, one_whole_shard)`` of a run of ``G``.
+
+    ``backend``: 'numpy' or 'cupy', the backend the run computes on.  ``one_whole_shard``: the
+    local executor runs one shard holding every vertex in order (``Shard.whole``), the only case
+    where it calls a Program's ``run_steps``: a Graph, or a one-partition contiguous PartitionedGraph.
+    """
+    from ..engine.run import resolve_graph  # noqa: PLC0415
+    from ..partition.partitioned import PartitionedGraph  # noqa: PLC0415
+
+    G = resolve_graph(G, backend)
+    if not isinstance(G, PartitionedGraph):
+        return G.backend, executor in (None, "local")
+    if executor is None:
+        executor = "spmd" if G.distributed else "local"
+    whole = G.num_parts == 1 and G.plan.contiguous
+    return G.backend, whole and executor == "local"
