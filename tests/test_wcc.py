@@ -69,9 +69,12 @@ def test_long_paths_and_stats(backend):
     for grp in groups:
         assert (comp[grp] == grp.min()).all()
     s = r.stats
-    assert s["hooks"].iloc[-1] == 0 and (s["hooks"].iloc[:-1] > 0).all()
     assert s["components"].iloc[-1] == 6
-    assert r.supersteps < 40
+    if r.params["implementation"] == "gpu-union-find":  # one superstep: the forests united at once
+        assert r.supersteps == 1 and s["hooks"].iloc[0] == n - 6
+    else:
+        assert s["hooks"].iloc[-1] == 0 and (s["hooks"].iloc[:-1] > 0).all()
+        assert r.supersteps < 40
 
 
 @pytest.mark.parametrize("kind", ["directed", "undirected"])
