@@ -3,7 +3,7 @@
 Each algorithm package has one function that says which implementation runs (recorded in
 ``Result.params["implementation"]``).  Most choices hang on the same two facts, computed here
 once from the graph and the executor the run will use, the way :func:`dgraph.engine.run.run_program`
-will settle them.
+will settle them (:func:`dgraph.engine.run.run_target`).
 """
 
 from __future__ import annotations
@@ -16,13 +16,7 @@ def run_shape(G, backend, executor):
     local executor runs one shard holding every vertex in order (``Shard.whole``), the only case
     where it calls a Program's ``run_steps``: a Graph, or a one-partition contiguous PartitionedGraph.
     """
-    from ..engine.run import resolve_graph  # noqa: PLC0415
-    from ..partition.partitioned import PartitionedGraph  # noqa: PLC0415
+    from ..engine.run import run_target  # noqa: PLC0415
 
-    G = resolve_graph(G, backend)
-    if not isinstance(G, PartitionedGraph):
-        return G.backend, executor in (None, "local")
-    if executor is None:
-        executor = "spmd" if G.distributed else "local"
-    whole = G.num_parts == 1 and G.plan.contiguous
-    return G.backend, whole and executor == "local"
+    t = run_target(G, backend, executor)
+    return t.backend, t.whole and t.local
