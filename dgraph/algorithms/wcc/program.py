@@ -193,14 +193,7 @@ class WCC(Program):
             hooks = int(xp.count_nonzero(new != p))
             st.new = new
             return Contribution({"dense": new}, {"hooks": hooks, "edges": scanned})
-        changed = xp.flatnonzero(new != p).astype(p.dtype, copy=False)
-        hooks = len(changed)
-        empty = xp.empty(0, dtype=p.dtype)
-        if 2 * hooks <= shard.n:
-            arrays = {"ids": changed, "vals": new[changed], "dense": empty}
-        else:
-            arrays = {"ids": empty, "vals": empty, "dense": new}
-        return Contribution(arrays, {"hooks": hooks, "edges": scanned})
+        return _changed_entries(xp, p, new, scanned)
 
     def _superstep_fused(self, shard, st):
         from . import cpu as cpu_wcc  # noqa: PLC0415
@@ -228,14 +221,7 @@ class WCC(Program):
             return Contribution({"dense": new}, {"hooks": hooks, "edges": scanned})
         # only the roots of p are hooked (to their root in new): see the module docstring
         cpu_wcc.root_hooks(p, new)
-        changed = np.flatnonzero(new != p).astype(p.dtype, copy=False)
-        hooks = len(changed)
-        empty = np.empty(0, dtype=p.dtype)
-        if 2 * hooks <= shard.n:
-            arrays = {"ids": changed, "vals": new[changed], "dense": empty}
-        else:
-            arrays = {"ids": empty, "vals": empty, "dense": new}
-        return Contribution(arrays, {"hooks": hooks, "edges": scanned})
+        return _changed_entries(np, p, new, scanned)
 
     def _superstep_gpu(self, shard, st):
         """The one superstep on CuPy: this shard's spanning forest, its trees flattened to stars."""
@@ -309,6 +295,19 @@ class WCC(Program):
 
     def finish(self, shard, st):
         return {"component": st.parent}
+
+
+def _changed_entries(xp, p, new, scanned):
+    """A shard's contribution: the entries of ``new`` that differ from ``p``, as ids and values, or
+    the whole array when that is smaller."""
+    changed = xp.flatnonzero(new != p).astype(p.dtype, copy=False)
+    hooks = len(changed)
+    empty = xp.empty(0, dtype=p.dtype)
+    if 2 * hooks <= len(p):
+        arrays = {"ids": changed, "vals": new[changed], "dense": empty}
+    else:
+        arrays = {"ids": empty, "vals": empty, "dense": new}
+    return Contribution(arrays, {"hooks": hooks, "edges": scanned})
 
 
 def _merge_min(xp, p, contributions, fused):
