@@ -9,8 +9,8 @@ Here the caller states the bytes it is about to need and gets a
 (or this machine) has, and what to do instead.
 
 The per-edge figures of the estimates were measured with a high-water mark of
-bytes in use (``docs/bench-scripts/gpu-memory.py`` with a CuPy pool hook on an
-H100; ``docs/bench-scripts/host-memory.py`` with tracemalloc on the host;
+bytes in use (``benchmarks/gpu-memory.py`` with a CuPy pool hook on an
+H100; ``benchmarks/host-memory.py`` with tracemalloc on the host;
 docs/BENCHMARKS.md).  On the GPU, building an undirected R-MAT graph or grid
 peaks at about 90 bytes per generated edge (both directions are stored, then
 sorted and deduplicated), a directed one at about 48, weights add about 88.

@@ -633,7 +633,7 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
         faults.wait_or_lost(client, list(PG.shards), placement, "the spmd run's start")
     p = PG.num_parts
     # one pickled blob, not three to_serialize objects: Dask's serializer dispatch per object cost
-    # 0.8 ms of a 2 ms launch (2-core box, docs/bench-scripts/spmd-launch.py).  cloudpickle, as
+    # 0.8 ms of a 2 ms launch (2-core box, benchmarks/spmd-launch.py).  cloudpickle, as
     # Dask's own pickling: a program may hold local functions (EMV programs do)
     import cloudpickle  # noqa: PLC0415
 

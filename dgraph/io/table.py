@@ -41,7 +41,7 @@ NUMBER_TOKEN = re.compile(NUMBER_PATTERN + r"\Z")
 INT64_MAX = np.iinfo(np.int64).max
 _BLANKISH = re.compile(rb"(?m)^[ \t]+(?=\r?$)")
 #: host bytes of a parse, per byte of text and per field (measured peak RSS, 2M lines of two integers:
-#: 85 B a line by pyarrow, 163 by pandas, which copies the text; docs/bench-scripts/host-memory.py) and
+#: 85 B a line by pyarrow, 163 by pandas, which copies the text; benchmarks/host-memory.py) and
 #: per name kept as a Python string (110-130 B)
 PARSE_BYTES_PER_BYTE = 3
 PARSE_BYTES_PER_FIELD = 72

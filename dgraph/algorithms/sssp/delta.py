@@ -25,7 +25,7 @@ from ...errors import InputError
 DELTA_FACTOR = 32.0
 
 #: the constant on CuPy, where a superstep costs ~0.2-0.3 ms of launches and syncs whatever its
-#: size, so fewer, fuller buckets pay (H100, dgraph bench sssp / docs/bench-scripts/sssp-delta-sweep.py:
+#: size, so fewer, fuller buckets pay (H100, dgraph bench sssp / benchmarks/sssp-delta-sweep.py:
 #: rmat20 20.0 ms at delta 0.5 (32x), 14.8 ms at 2, 14.3 ms at inf; 1000x1000 grid 841 ms at 4 (32x),
 #: 571 ms at 32, 518 ms at 64)
 GPU_DELTA_FACTOR = 256.0

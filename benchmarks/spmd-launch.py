@@ -1,0 +1,57 @@
+"""What starting an spmd run costs, against a bare Dask RPC to every worker (same call).
+
+Usage: python3 benchmarks/spmd-launch.py [--backend cupy|numpy] [--runs 200]
+
+Times (a) one ping RPC to every worker at once, as the direct launch reaches them, and (b) a whole
+spmd run of the Idle program with no superstep (its Result included), on a 2-shard graph; prints
+the medians and the run's ``launch_s`` phase.  Cluster: one worker a GPU (cupy) or 2 CPU workers.
+"""
+import argparse
+import asyncio
+import statistics
+import time
+
+import dgraph
+
+
+def _install_ping(dask_worker):
+    def ping(comm=None, x=None):
+        return x
+    dask_worker.handlers["dgraph_ping"] = ping
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--backend", default="cupy")
+    ap.add_argument("--runs", type=int, default=200)
+    args = ap.parse_args()
+    from dgraph.cluster import connect
+    from dgraph.engine.idle import Idle
+    from dgraph.engine.run import run_program
+
+    client = connect("cuda") if args.backend == "cupy" else connect(workers=2)
+    client.run(_install_ping)
+    addrs = list(client.scheduler_info()["workers"])
+
+    async def ping_all():
+        return await asyncio.gather(*[client.rpc(a).dgraph_ping(x=1) for a in addrs])
+
+    pings = []
+    for _ in range(args.runs):
+        t = time.perf_counter()
+        client.sync(ping_all)
+        pings.append(time.perf_counter() - t)
+    PG = dgraph.generate("rmat", scale=12, seed=1, backend=args.backend).partition(len(addrs), client=client)
+    runs, launch = [], []
+    for _ in range(args.runs):
+        t = time.perf_counter()
+        r = run_program(lambda ids: Idle(0), PG, executor="spmd")
+        runs.append(time.perf_counter() - t)
+        launch.append(r.phases["launch_s"])
+    med = lambda xs: statistics.median(xs[10:]) * 1e3  # noqa: E731
+    print(f"{len(addrs)} workers ({args.backend}): ping every worker {med(pings):.3f} ms; idle spmd run "
+          f"{med(runs):.3f} ms (launch_s {med(launch):.3f} ms); median of {args.runs - 10}")
+
+
+if __name__ == "__main__":
+    main()

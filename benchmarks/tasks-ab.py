@@ -1,0 +1,104 @@
+"""The ``tasks`` executor before and after a change, in one process: the empty superstep, interleaved.
+
+Usage: python3 benchmarks/tasks-ab.py [--before fcd3bf1] [--partitions 2 4] [--supersteps 50]
+       [--rounds 5] [--json FILE]
+
+``--before`` names a commit of this repository; its dgraph/engine/tasks.py is copied into a
+temporary module (``_tasks_before``, imports made absolute) that the client and the workers import
+(the workers inherit this process's sys.path).  For each p, and for a cluster started by
+``dgraph.cluster.connect`` untuned (``tune=False``) and tuned: runs of the empty program
+(dgraph/engine/idle.py, rmat scale 10) under the before and the current executor, alternating,
+``--rounds`` each after a warm-up; prints the median milliseconds a superstep (the whole run over
+its supersteps, as ``dgraph bench superstep``).  The box is shared and noisy: compare the columns
+of one line, not lines of different calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def load_before(commit):
+    """The tasks module of ``commit`` as an importable module ``_tasks_before``."""
+    root = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True,
+                          check=True, cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
+    src = subprocess.run(["git", "show", f"{commit}:dgraph/engine/tasks.py"], capture_output=True, text=True,
+                         check=True, cwd=root).stdout
+    src = re.sub(r"from \.\.(\w+)", r"from dgraph.\1", src)
+    src = re.sub(r"from \.(\w+)", r"from dgraph.engine.\1", src)
+    src = src.replace('TOPIC = "dgraph-superstep"', 'TOPIC = "dgraph-superstep-before"')
+    folder = tempfile.mkdtemp(prefix="tasks-ab-")
+    with open(os.path.join(folder, "_tasks_before.py"), "w") as f:
+        f.write(src)
+    sys.path.insert(0, folder)
+    import _tasks_before
+
+    return _tasks_before
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", default="fcd3bf1")
+    ap.add_argument("--partitions", type=int, nargs="+", default=[2, 4])
+    ap.add_argument("--supersteps", type=int, default=50)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    before = load_before(args.before)
+
+    import dgraph
+    import dgraph.engine.tasks as current
+    from dgraph.engine.idle import Idle
+    from dgraph.engine.run import run_program
+
+    def before_run_tasks(*a, **k):
+        out, records = before.run_tasks(*a, **k)
+        if callable(out):
+            return out, records
+        return (lambda out=out: out), records  # older executors returned the futures themselves
+
+    G = dgraph.generate("rmat", scale=10, seed=1)
+    impls = {f"before ({args.before})": before_run_tasks, "now": current.run_tasks}
+    real = current.run_tasks
+    figs = []
+    print(f"empty superstep, executor tasks, ms a superstep (median of {args.rounds} runs of {args.supersteps})")
+    try:
+        for p in args.partitions:
+            for tune in (False, True):
+                client = dgraph.cluster.connect(workers=p, dashboard=False, tune=tune)
+                try:
+                    PG = G.partition(p, client=client)
+                    times = {name: [] for name in impls}
+                    for r in range(args.rounds + 1):
+                        for name, fn in impls.items():
+                            current.run_tasks = fn
+                            t = time.perf_counter()
+                            run_program(lambda ids: Idle(args.supersteps), PG, executor="tasks")
+                            if r:  # the first round warms up
+                                times[name].append((time.perf_counter() - t) / args.supersteps * 1e3)
+                    current.run_tasks = real
+                finally:
+                    dgraph.cluster.close()
+                line = {"partitions": p, "tuned": tune,
+                        **{name: statistics.median(v) for name, v in times.items()},
+                        **{f"{name} min": min(v) for name, v in times.items()}}
+                figs.append(line)
+                print(f"p={p} {'tuned  ' if tune else 'untuned'}  " + "  ".join(
+                    f"{name}: {statistics.median(v):7.2f} (min {min(v):.2f})" for name, v in times.items()), flush=True)
+    finally:
+        current.run_tasks = real
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(figs, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
