@@ -94,20 +94,22 @@ def test_a_direct_run_shows_in_the_task_stream(client, monkeypatch):
 
     monkeypatch.setattr(dgraph.config, "spmd_launch", "direct")
     PG = dgraph.generate("grid", rows=3, cols=10).partition(2, client=client)
-    events, both = [], threading.Event()
+    seen = {e[1]["run"] for e in client.get_events("dgraph-spmd")}
 
-    def on_event(event):  # the scheduler forwards each dgraph-spmd event as it logs it
-        events.append(event[1])
-        if len(events) == 2:
-            both.set()
+    def this_run():
+        """The events of the run below, from the scheduler's event log (a subscription made just
+        before the run could reach the scheduler after the workers' events: they do not travel on
+        the client's stream, the direct launch does not go through the scheduler)."""
+        return [e[1] for e in client.get_events("dgraph-spmd") if e[1]["run"] not in seen]
 
-    client.subscribe_topic("dgraph-spmd", on_event)
-    try:
-        with get_task_stream(client) as ts:
-            r = dgraph.triangle_count(PG, executor="spmd")  # not replicated: both shards' loops matter
-            assert both.wait(WAIT_S)  # they come on the workers' batched streams, a few ms after the run
-    finally:
-        client.unsubscribe_topic("dgraph-spmd")
+    with get_task_stream(client) as ts:
+        r = dgraph.triangle_count(PG, executor="spmd")  # not replicated: both shards' loops matter
+        done = threading.Event()
+        deadline = time.monotonic() + WAIT_S
+        while len(this_run()) < 2 and time.monotonic() < deadline:
+            done.wait(0.05)  # they come on the workers' batched streams, a few ms after the run
+        events = this_run()
+    assert len(events) == 2, events
     [run] = {e["run"] for e in events}
     assert sorted(e["key"] for e in events) == [f"triangles-spmd-p0-{run}", f"triangles-spmd-p1-{run}"]
     assert {e["worker"] for e in events} == set(PG.workers)
