@@ -14,6 +14,8 @@ folder the compiled code is cached in.
 
 from __future__ import annotations
 
+import os
+
 import threading
 import time
 from contextlib import contextmanager
@@ -144,4 +146,9 @@ def _listen_for_compiles():
 def _numba_cache_dir(disp):
     cache = getattr(disp, "_cache", None)
     path = getattr(cache, "_cache_path", None)
-    return path or "numba's cache folder (NUMBA_CACHE_DIR)"
+    if path is None:
+        return "numba's cache folder (NUMBA_CACHE_DIR)"
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return path
+    # each algorithm package keeps its kernels' cache beside it: name the first one as an example
+    return f"the __pycache__ folder beside each kernel module, e.g. {path}"
