@@ -12,7 +12,6 @@ import argparse
 import time
 
 import cupy as cp
-import numpy as np
 
 import dgraph
 from dgraph.backend.gpu_kernels import RowSumPlan

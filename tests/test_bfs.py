@@ -69,7 +69,7 @@ def test_directions_agree_exactly_on_rmat(backend):
 
 def _rmat_edges(scale, seed):
     rng = np.random.default_rng(seed)
-    n, m = 1 << scale, 16 << scale
+    m = 16 << scale
     src = np.zeros(m, np.int64)
     dst = np.zeros(m, np.int64)
     for level in range(scale):

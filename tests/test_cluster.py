@@ -2,7 +2,6 @@
 scheduler started by hand in subprocesses; errors for bad targets."""
 
 import os
-import socket
 import subprocess
 import sys
 import time

@@ -1,6 +1,5 @@
 """Graph.subgraph: the induced subgraph keeps the user's ids, weights and directedness (against NetworkX)."""
 
-import networkx as nx
 import numpy as np
 import pytest
 from graphs import corpus, weighted
