@@ -112,7 +112,7 @@ def _run(make_program, G, backend, executor, exchange, fanout, transport, on_ste
     phases = remote = None
     c0 = startup.seconds()
     if executor == "local" and G.backend == "numpy" and G.num_vertices:
-        startup.import_timed("dgraph.backend.cpu_kernels")  # numba: most CPU programs run its kernels
+        startup.import_timed("dgraph.jit")  # numba: every CPU kernel module compiles with it
     c1 = startup.seconds()
     t0 = time.perf_counter()
     if not partitioned:

@@ -374,7 +374,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
 
     c_start, t_start = startup_seconds(), time.perf_counter()
     if shard.backend == "numpy" and shard.n:
-        import_timed("dgraph.backend.cpu_kernels")  # numba, once a worker process: start-up
+        import_timed("dgraph.jit")  # numba, once a worker process: start-up
     state = program.init(shard)
     report = program.initial_report(shard, state)
     c_init, t_init = startup_seconds(), time.perf_counter()

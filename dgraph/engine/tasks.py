@@ -174,7 +174,7 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
     if step == 0:
         program, schedule, shard, p, settings = mine
         if shard.backend == "numpy" and shard.n:
-            startup.import_timed("dgraph.backend.cpu_kernels")  # numba, once a worker process
+            startup.import_timed("dgraph.jit")  # numba, once a worker process
         state = program.init(shard)
         held = box[token, part] = _Held(program, schedule, shard, state, p, settings)
         report = program.initial_report(shard, state)
