@@ -30,37 +30,37 @@ SLOW = pytest.mark.slow
 # -- graphs: small and odd ---------------------------------------------------------------------
 
 def _graph(name, directed):
-    """(edge kwargs for dgraph.from_edges, has self loops)."""
+    """Edge kwargs for dgraph.from_edges."""
     rng = np.random.default_rng(7)
     if name == "path-desc":  # ids descend along the path: every frontier is one vertex, parents up
         src = np.arange(9, 0, -1)
         dst = src - 1
-        return dict(src=src, dst=dst, num_vertices=10), False
+        return dict(src=src, dst=dst, num_vertices=10)
     if name == "two-parts":  # two components and an isolated vertex
         src = np.array([0, 1, 2, 0, 5, 6, 7, 5])
         dst = np.array([1, 2, 0, 3, 6, 7, 5, 8])
-        return dict(src=src, dst=dst, num_vertices=10), False
+        return dict(src=src, dst=dst, num_vertices=10)
     if name == "star-loops":  # a hub, self loops, a duplicate edge
         src = np.array([3, 3, 3, 3, 3, 0, 4, 3])
         dst = np.array([0, 1, 2, 4, 5, 0, 4, 1])
-        return dict(src=src, dst=dst, num_vertices=6), True
+        return dict(src=src, dst=dst, num_vertices=6)
     if name == "random-40":
         src, dst = rng.integers(0, 40, 90), rng.integers(0, 40, 90)
         keep = src != dst
-        return dict(src=src[keep], dst=dst[keep], num_vertices=40), False
+        return dict(src=src[keep], dst=dst[keep], num_vertices=40)
     raise KeyError(name)
 
 
 DEFAULT_GRAPHS = ("two-parts", "random-40")
 SLOW_GRAPHS = ("path-desc", "star-loops")
-LOOPED = ("star-loops",)
+LOOPED = ("star-loops",)  #: graphs with self loops
 
 
 def _make(name, directed, weighted=False):
-    kw, loops = _graph(name, directed)
+    kw = _graph(name, directed)
     if weighted:
         kw = dict(kw, weights=np.random.default_rng(3).uniform(0.5, 4.0, len(kw["src"])))
-    return dgraph.from_edges(directed=directed, **kw), loops
+    return dgraph.from_edges(directed=directed, **kw)
 
 
 def _source(G):
@@ -161,7 +161,7 @@ def _cases():
 @pytest.mark.parametrize("algo, executor, p, exchange, directed, graph", list(_cases()))
 def test_conformance(request, algo, executor, p, exchange, directed, graph):
     run, reference, exact, weighted, _, _ = ALGORITHMS[algo]
-    G, _ = _make(graph, directed, weighted)
+    G = _make(graph, directed, weighted)
     s = _source(G)
     expect = reference(G, s)
     if p == 1:

@@ -67,17 +67,12 @@ def _open(handle, shape, dtype):
     return out
 
 
-def usable(client):
-    """Whether the client process can open CUDA IPC handles (a GPU CuPy can use)."""
-    from ..backend import gpu_available  # noqa: PLC0415
-
-    return gpu_available()
-
-
 def fetch(client, futures, workers):
     """The ``{name: array}`` of each future (CuPy columns on this process's GPU), through CUDA IPC
     where every one sits on this host; None when that path does not apply (gather instead)."""
-    if not usable(client):
+    from ..backend import gpu_available  # noqa: PLC0415
+
+    if not gpu_available():  # this process opens the handles: it needs a GPU CuPy can use
         return None
     token = uuid.uuid4().hex
     exports = [client.submit(_export, f, token, workers=[w], pure=False, key=f"dgraph-export-{i}-{token}")
