@@ -143,6 +143,25 @@ def test_deep_peeling_and_stats(backend):
         assert r.params["implementation"] == "cpu-numba+bz" and r.supersteps == 1 and r.stats["k"].tolist() == [5]
 
 
+@pytest.mark.slow
+def test_wide_sweep():
+    """400 more graphs, each also with its multi-edges kept, on 1-4 partitions and both kernels."""
+    rng = np.random.default_rng(99)
+    checked = 0
+    for label, kw in corpus(400, seed=31):
+        for dedupe in (True, False):
+            G = dgraph.from_edges(**kw, dedupe=dedupe)
+            want = _nx_cores(G) if dedupe else peel_reference(G)
+            p = int(rng.integers(1, 5))
+            target = G if p == 1 or p > G.num_vertices else G.partition(p, method=("range", "hash")[p % 2],
+                                                                          client=False)
+            for kernels in ("fused", "generic"):
+                got = _cores(dgraph.core_number(target, kernels=kernels, self_loops="ignore"))
+                np.testing.assert_array_equal(got, want, err_msg=f"{label} dedupe={dedupe} p={p} {kernels}")
+            checked += 1
+    assert checked == 800
+
+
 def test_bz_kernel_direct():
     from dgraph.algorithms.kcore import cpu
 
