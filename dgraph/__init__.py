@@ -39,6 +39,8 @@ _LAZY = {
     "betweenness_centrality": ("dgraph.algorithms.bc", "bc"),
     "lcc": ("dgraph.algorithms.lcc", "lcc"),
     "triangle_count": ("dgraph.algorithms.triangles", "triangle_count"),
+    "core_number": ("dgraph.algorithms.kcore", "core_number"),
+    "k_core": ("dgraph.algorithms.kcore", "k_core"),
     "Result": ("dgraph.engine.result", "Result"),
     "emv": ("dgraph.emv", None),
     "maximal_matching": ("dgraph.algorithms.matching", "maximal_matching"),

@@ -45,6 +45,11 @@ ALGORITHMS = {
              "flags": [("--iterations", dict(type=int, default=10))]},
     "lcc": {"help": "local clustering coefficient (LDBC semantics)", "options": [], "flags": []},
     "triangle_count": {"help": "triangles through every vertex, and the total", "options": [], "flags": []},
+    "core_number": {"help": "core numbers: the largest k of a k-core holding each vertex (NetworkX's semantics)",
+                    "options": ["self_loops"],
+                    "flags": [("--self-loops", dict(dest="self_loops", choices=["raise", "ignore"],
+                                                    help="a graph with self loops: refuse it (raise, the default, "
+                                                         "as NetworkX) or leave them out (ignore)"))]},
     "bc": {"help": "betweenness centrality (Brandes; all sources unless --sources)",
            "options": ["sources", "normalized", "endpoints"],
            "flags": [("--sources", dict(nargs="+", help="source vertex ids (default: all vertices)")),
@@ -163,6 +168,10 @@ def _summary(name, r, G, args):
         what = plural(pairs, "matched pair")
     elif name == "triangle_count":
         what = plural(r.params.get("total", int(cols["triangles"].sum()) // 3), "triangle")
+    elif name == "core_number":
+        top = int(cols["core"].max()) if n else 0
+        inner = int((cols["core"] == top).sum()) if n else 0
+        what = f"largest core number {top}, its {top}-core {plural(inner, 'vertex', 'vertices')}"
     else:  # bc
         top = int(np.argmax(cols["bc"])) if n else None
         what = f"top vertex {cols['vertex'][top]} ({cols['bc'][top]:.6g})" if n else "empty graph"

@@ -115,6 +115,11 @@ def ref_triangles(G, s):
     return {"triangles": np.array([tri[v] for v in range(G.num_vertices)])}
 
 
+def ref_core_number(G, s):
+    core = nx.core_number(G.to_networkx())
+    return {"core": np.array([core[v] for v in range(G.num_vertices)])}
+
+
 def ref_bc(G, s):
     H = G.to_networkx()
     bc = nx.betweenness_centrality_subset(H, sources=[s], targets=list(H), normalized=False)
@@ -134,6 +139,7 @@ ALGORITHMS = {
     "triangle_count": (lambda G, s, **kw: dgraph.triangle_count(G, **kw), ref_triangles, True, False, True, False),
     "bc": (lambda G, s, **kw: dgraph.bc(G, sources=[s], normalized=False, **kw), ref_bc, False, False, False,
            False),
+    "core_number": (lambda G, s, **kw: dgraph.core_number(G, **kw), ref_core_number, True, False, False, False),
 }
 
 

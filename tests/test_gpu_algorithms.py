@@ -3,7 +3,7 @@
 The numpy results are themselves checked against NetworkX / scipy / the LDBC
 spec in each algorithm's own test module; here the CuPy runs (one GPU, shards
 in this process, 1-4 partitions) must give the numpy bits where the algorithm
-is exact (BFS, SSSP, WCC, CDLP, LCC, triangles) and agree to 1e-12 where a
+is exact (BFS, SSSP, WCC, CDLP, LCC, triangles, core numbers) and agree to 1e-12 where a
 floating sum's order may differ (PageRank, BC: atomics add in any order).
 """
 
@@ -31,6 +31,7 @@ EXACT = {
     "cdlp": (lambda G, s: dgraph.cdlp(G, iterations=5), ("label",)),
     "lcc": (lambda G, s: dgraph.lcc(G), ("lcc",)),
     "triangle_count": (lambda G, s: dgraph.triangle_count(G), ("triangles",)),
+    "core_number": (lambda G, s: dgraph.core_number(G, self_loops="ignore"), ("core",)),
 }
 CLOSE = {
     "pagerank": (lambda G, s: dgraph.pagerank(G, iterations=15), ("pagerank",)),

@@ -32,7 +32,8 @@ class Result:
     ``time_s`` (its wall time), the algorithm's report (e.g. BFS: ``direction``,
     ``frontier``, ``edges``, ``frontier_edges``; SSSP: ``frontier``, ``far``,
     ``bound``, ``improved``, ``edges``; PageRank: ``delta``; WCC: ``hooks``,
-    ``edges``, ``components``; CDLP: ``changed``) and, partitioned,
+    ``edges``, ``components``; CDLP: ``changed``; core_number: ``k``, ``frontier``,
+    ``left``, ``edges``) and, partitioned,
     ``bytes_exchanged`` (and ``transport`` for spmd).
     ``r.run_time`` is the algorithm's time in seconds, start-up left out.
     ``r.params`` holds the call's parameters and, under ``"config"``, the

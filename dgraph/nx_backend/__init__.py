@@ -33,6 +33,10 @@ FUNCTIONS = {
     "betweenness_centrality": "Runs on dgraph.bc (k samples the sources exactly as NetworkX does). "
                               "Not supported (falls back): weight.",
     "triangles": "Runs on dgraph.triangle_count. Not supported (falls back): nodes= on a multigraph.",
+    "core_number": "Runs on dgraph.core_number (degree = in + out for a directed graph). Self loops raise "
+                   "NetworkXNotImplemented, as in NetworkX.",
+    "k_core": "Core numbers from dgraph.core_number (or core_number= given); the k-core is NetworkX's copy of "
+              "the subgraph, with every attribute. Not supported (falls back): a k that is not a number.",
 }
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+import weakref
 from collections.abc import Mapping
 from itertools import chain
 
@@ -76,6 +77,7 @@ class NXGraph:
             self.weights, self.weights_int, self.weights_one, self.weight_problem = _classify_weights(
                 weight_values, weight_attr)
         self._dgraph = {}
+        self.source = lambda: None   # the NetworkX graph converted (a weak reference), for k_core's copy
 
     @classmethod
     def from_networkx(cls, G, weight_attr=None, default=1, preserve_graph_attrs=False):
@@ -100,9 +102,14 @@ class NXGraph:
                             values.append(next(iter(keydict.values())).get(weight_attr, default))
             else:
                 values = [d.get(weight_attr, default) for nbrs in rows for d in nbrs.values()]
-        return cls(nodes, indptr, indices, directed=G.is_directed(), multigraph=G.is_multigraph(),
-                   weight_attr=weight_attr, weight_values=values, index=index,
-                   graph_attrs=G.graph if preserve_graph_attrs else None)
+        out = cls(nodes, indptr, indices, directed=G.is_directed(), multigraph=G.is_multigraph(),
+                  weight_attr=weight_attr, weight_values=values, index=index,
+                  graph_attrs=G.graph if preserve_graph_attrs else None)
+        try:
+            out.source = weakref.ref(G)
+        except TypeError:  # a graph class without weak references: k_core copies to_networkx()
+            pass
+        return out
 
     # the bits of the nx.Graph API that NetworkX's dispatcher and our functions use
     def is_directed(self):
@@ -396,6 +403,18 @@ def _can_triangles(G, a):
     return True
 
 
+def _can_core_number(G, a):
+    return True
+
+
+def _can_k_core(G, a):
+    if a["k"] is not None and not _real(a["k"]):
+        return "k must be a number or None"
+    if a["core_number"] is not None and not isinstance(a["core_number"], Mapping):
+        return "core_number must be a dict or None"
+    return True
+
+
 # -- the interface ------------------------------------------------------------------------------
 
 class BackendInterface:
@@ -569,6 +588,34 @@ class BackendInterface:
             return dict(zip(G.nodes, t.tolist()))
         return {v: int(t[G.index[v]]) for v in wanted}
 
+    # -- cores -----------------------------------------------------------------------------------
+    @staticmethod
+    def core_number(G):
+        """nx.core_number: {node: int} in node order; NetworkXNotImplemented for self loops, as NetworkX."""
+        if G.multigraph:
+            raise nx.NetworkXNotImplemented("not implemented for multigraph type")
+        if G.n and bool(np.any(G.indices == np.repeat(np.arange(G.n, dtype=np.int64), np.diff(G.indptr)))):
+            raise nx.NetworkXNotImplemented("Input graph has self loops which is not permitted; "
+                                            "Consider using G.remove_edges_from(nx.selfloop_edges(G)).")
+        if G.n == 0:
+            return {}
+        core = dgraph.core_number(G.to_dgraph()).raw("core")
+        return dict(zip(G.nodes, np.asarray(core).tolist()))
+
+    @staticmethod
+    def k_core(G, k=None, core_number=None):
+        """nx.k_core: the k-core as a NetworkX graph of G's class, with G's node, edge and graph
+        attributes (NetworkX's copy of the subgraph); the core numbers from dgraph.core_number."""
+        if G.multigraph:
+            raise nx.NetworkXNotImplemented("not implemented for multigraph type")
+        core = BackendInterface.core_number(G) if core_number is None else core_number
+        if k is None:
+            k = max(core.values())   # an empty graph: NetworkX's ValueError
+        H = G.source()
+        if H is None:
+            H = G.to_networkx()
+        return H.subgraph(v for v in core if core[v] >= k).copy()
+
 
 def _bfs_edges(G, source, depth_limit):
     try:
@@ -605,6 +652,8 @@ _CAN_RUN = {
     "weakly_connected_components": _can_components,
     "betweenness_centrality": _can_betweenness_centrality,
     "triangles": _can_triangles,
+    "core_number": _can_core_number,
+    "k_core": _can_k_core,
 }
 _SIGNATURES = {name: inspect.signature(getattr(BackendInterface, name)) for name in _CAN_RUN}
 

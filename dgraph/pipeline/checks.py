@@ -21,11 +21,13 @@ import re
 from pathlib import Path, PurePosixPath
 
 #: the algorithms a step can run (dgraph function names) and their aliases
-ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching")
+ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching",
+              "core_number")
 SUBGRAPH = "subgraph"
-SUBGRAPH_KEYS = ("largest_component_of", "reachable_from", "vertices")
+SUBGRAPH_KEYS = ("largest_component_of", "reachable_from", "vertices", "k_core_of")
 #: which step kinds each subgraph selector reads
-SUBGRAPH_NEEDS = {"largest_component_of": ("wcc", "cc"), "reachable_from": ("bfs", "sssp")}
+SUBGRAPH_NEEDS = {"largest_component_of": ("wcc", "cc"), "reachable_from": ("bfs", "sssp"),
+                  "k_core_of": ("core_number",)}
 
 STEP_KEYS = ("name", "run", "graph")
 #: graph-level settings, not step options
@@ -37,6 +39,7 @@ ENUMS = {
     "executor": ("local", "tasks", "spmd"),
     "transport": ("auto", "dask", "nccl"),
     "kernels": ("fused", "generic"),
+    "self_loops": ("raise", "ignore"),
 }
 OUTPUT_FORMATS = ("csv", "parquet", "npz", "graphalytics")
 CLUSTER_KINDS = ("local", "cuda", "address")

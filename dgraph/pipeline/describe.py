@@ -53,7 +53,8 @@ def describe_plan(p, results):
             (key, value), = s["options"].items()
             what = {"largest_component_of": f"the largest component of {value}",
                     "reachable_from": f"the vertices {value} reached",
-                    "vertices": f"{len(value)} listed vertices"}[key]
+                    "vertices": f"{len(value)} listed vertices",
+                    "k_core_of": f"the main core (largest core number) of {value}"}[key]
             lines.append(f"    {i}. {s['name']:<{width}}  subgraph of {on}: {what}")
             continue
         opts = dict(s["options"])

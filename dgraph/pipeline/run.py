@@ -129,6 +129,8 @@ def _subgraph(G, step, done):
         sizes = df.groupby("component").size().sort_index()
         label = sizes.idxmax()  # the first (smallest) label among the largest components
         keep = df["vertex"][df["component"] == label]
+    elif key == "k_core_of":  # the main core (NetworkX's k_core default): the largest core number
+        keep = df["vertex"][df["core"] >= (df["core"].max() if len(df) else 0)]
     elif "depth" in df:
         keep = df["vertex"][df["depth"] >= 0]
     else:
