@@ -25,11 +25,12 @@ BEFORE = {
     # test_bfs_visits_moved_byte_for_byte splices them back into the text before (GPU_KERNELS_BEFORE)
     ("gpu_kernels", "_SOURCE"): "0b1f890b9527e6c69a067ad1b1016ffe011d1c8c0c56317de92b997388fadc32",
     ("dgraph.algorithms.bfs.gpu", "_SOURCE"): "0a460d0de3d623e13184046736d86b8468847c96efe9fc54557d8bb7bab1f6f4",
-    # SSSP: backend/gpu_sssp.py's DEVICE + _KERNELS strings, now algorithms/sssp/sssp.cuh + sssp.cu
-    ("dgraph.algorithms.sssp.gpu", "DEVICE"): "7137617b905b3a883047d4a1dcc9293a9c50776c3a18edc74996d9afd5552b16",
-    ("dgraph.algorithms.sssp.gpu", "_SOURCE"): "999d99f25cc29975ac54d20b30247214ed71c75fd363a753aa197b9ddb279c79",
+    # SSSP: backend/gpu_sssp.py's DEVICE + _KERNELS strings, now algorithms/sssp/sssp.cuh + sssp.cu;
+    # changed 2026-11-26: relax_dist and merge_dist share offer() and append() (run on the GPU suite)
+    ("dgraph.algorithms.sssp.gpu", "DEVICE"): "d7f6d8b502c57f625789748a868e878e57112a42e65c17ea62718955bbcce64b",
+    ("dgraph.algorithms.sssp.gpu", "_SOURCE"): "f17f0af11351f3b84ea9b59c01c235ac33b7c7af28f0bec064adeb3ca583d5b7",
     # backend/gpu_sssp_steps.py's _SOURCE, now algorithms/sssp/sssp_steps.cu (+ sssp.cuh)
-    ("dgraph.algorithms.sssp.solver", "_SOURCE"): "934f84b6791ff0c475545a07d7762fcdef2e4e5e3513b7553c91c1bf7ed55ddb",
+    ("dgraph.algorithms.sssp.solver", "_SOURCE"): "32a44ad1eeb7bf9566818ce6140ea7108efa427ecd2d5d16b1009aaa550fd894",
     ("dgraph.algorithms.bfs.solver", "_SOURCE"): "5c82aa43c368b90ca3ca07af873a8938e3e775f6e21c82bdd7cd79f04ec346c1",
     ("dgraph.algorithms.bfs.union", "_SOURCE"): "d0ea4892bc8e2c0b403daea17f78e5135269c812b36e92faff9a6eb85c2bac04",
     ("dgraph.algorithms.wcc.gpu", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",

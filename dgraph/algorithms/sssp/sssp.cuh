@@ -3,6 +3,37 @@
 
 #define HOPS_UNSET 0x7fffffffffffffffLL
 
+// One candidate distance (its bits) for v, offered as a relaxation or a merge offers it: atomicMin on
+// v's distance bits; tie: the candidate is at most the old distance (its hop count competes in
+// relax_hops); hit: it is smaller and v was not queued yet (v's hop count is reset, v queued once).
+__device__ __forceinline__ void offer(i64 v, u64 bits, u64* dist_bits, i64* hops, unsigned* seen, bool& tie,
+                                      bool& hit) {
+    if (bits <= dist_bits[v]) {
+        u64 old = atomicMin(dist_bits + v, bits);
+        tie = bits <= old;
+        if (bits < old) {
+            hops[v] = HOPS_UNSET;
+            unsigned bit = 1u << (v & 31);
+            hit = !(atomicOr(seen + (v >> 5), bit) & bit);
+        }
+    }
+}
+
+// The block's ties to the tie list and its hits to the changed-vertex queue (block_tally reserves
+// both slots; ``skipped``: the edges this thread left, counted in counters[1]).
+template <typename V>
+__device__ __forceinline__ void append(i64 skipped, bool tie, bool hit, V v, i64 h, u64 bits, V* out, V* tv,
+                                       i64* th, u64* tb, u64* counters) {
+    u64 j, slot;
+    block_tally(skipped, tie, hit, counters + 1, counters + 3, counters + 0, j, slot);
+    if (tie) {
+        tv[j] = v;
+        th[j] = h;
+        tb[j] = bits;
+    }
+    if (hit) out[slot] = v;
+}
+
 // counters (u64[8]): [0] changed-vertex queue cursor, [1] frontier edges skipped, [2] unused,
 // [3] tie-list cursor, [4] near, [5] near degree sum, [6] far, [7] unused.
 // CG: called from the cooperative kernel (gpu_sssp_steps), where what earlier phases of the same
@@ -44,24 +75,9 @@ __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__
         bits = (u64)__double_as_longlong(du + (weighted ? w[e] : 1.0));
         h = ld<CG>(fh + k) + 1;
         // a stale (larger) value only costs an atomic; an overflowing sum (inf) is no path
-        if (bits < 0x7ff0000000000000ull && bits <= dist_bits[v]) {
-            u64 old = atomicMin(dist_bits + v, bits);
-            tie = bits <= old;
-            if (bits < old) {
-                hops[v] = HOPS_UNSET;
-                unsigned bit = 1u << (v & 31);
-                hit = !(atomicOr(seen + (v >> 5), bit) & bit);
-            }
-        }
+        if (bits < 0x7ff0000000000000ull) offer(v, bits, dist_bits, hops, seen, tie, hit);
     }
-    u64 j, slot;
-    block_tally(i < total && !go, tie, hit, counters + 1, counters + 3, counters + 0, j, slot);
-    if (tie) {
-        tv[j] = v;
-        th[j] = h;
-        tb[j] = bits;
-    }
-    if (hit) out[slot] = v;
+    append<V>(i < total && !go, tie, hit, v, h, bits, out, tv, th, tb, counters);
 }
 
 // Over the tie list (its length on the device; a block-strided loop, so
@@ -223,23 +239,8 @@ __device__ void merge_dist(const V* __restrict__ vin, const double* __restrict__
             v = vin[i];
             bits = (u64)__double_as_longlong(din[i]);
             h = hin[i];
-            if (bits <= dist_bits[v]) {
-                u64 old = atomicMin(dist_bits + v, bits);
-                tie = bits <= old;
-                if (bits < old) {
-                    hops[v] = HOPS_UNSET;
-                    unsigned bit = 1u << (v & 31);
-                    hit = !(atomicOr(seen + (v >> 5), bit) & bit);
-                }
-            }
+            offer(v, bits, dist_bits, hops, seen, tie, hit);
         }
-        u64 j, slot;
-        block_tally(0, tie, hit, counters + 1, counters + 3, counters + 0, j, slot);
-        if (tie) {
-            tv[j] = v;
-            th[j] = h;
-            tb[j] = bits;
-        }
-        if (hit) out[slot] = v;
+        append<V>(false, tie, hit, v, h, bits, out, tv, th, tb, counters);
     }
 }
