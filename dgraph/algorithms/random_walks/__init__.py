@@ -207,10 +207,14 @@ def _check_weights(G):
     xp = G.xp
     bad = ~xp.isfinite(w) | (w < 0)
     if bool(bad.any()):
+        from ...backend import to_numpy  # noqa: PLC0415
+
         i = int(xp.flatnonzero(bad)[0])
-        src = int(xp.searchsorted(G.indptr, i, side="right")) - 1
-        u, v = G.ids.to_user(src), G.ids.to_user(int(G.indices[i]))
-        raise InputError(f"weighted=True: edge {u!r} -> {v!r} has weight {float(w[i])!r}; "
+        src = int(np.searchsorted(to_numpy(G.indptr), i, side="right")) - 1
+        from ...graph.ids import show  # noqa: PLC0415
+
+        u, v = show(G.ids.to_user(src)), show(G.ids.to_user(int(G.indices[i])))
+        raise InputError(f"weighted=True: edge {u} -> {v} has weight {float(w[i])!r}; "
                          f"walk weights must be finite and >= 0")
 
 
@@ -221,7 +225,9 @@ def _check_memory(G, num_walks, length):
     paths, state = walk_bytes(num_walks, length)
     local = not getattr(G, "distributed", False) and G.backend == "numpy"
     need = paths * (1 if G.ids.identity else 2) + (state if local else 0)
-    require_host(need, f"random_walks ({num_walks:,} walks of length {length:,}: the paths array)",
+    from ...display import plural  # noqa: PLC0415
+
+    require_host(need, f"random_walks ({plural(num_walks, 'walk')} of length {length:,}: the paths array)",
                  advice="ask for fewer or shorter walks a call")
 
 

@@ -28,6 +28,7 @@ the paths.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -35,6 +36,7 @@ import numpy as np
 from ...backend import to_backend
 from ...engine.program import Contribution, Program
 from ...errors import InputError
+from ...backend.primitives import group_starts
 from .kernels import draws, in_rows, row_max, search_rounds, seed_key, step_keys, unit, walk_keys
 
 #: what :func:`implementation` may choose, and what each runs
@@ -47,6 +49,24 @@ IMPLEMENTATIONS = {
 
 #: numpy, one whole shard: at least this many walks are spread over the CPU's threads (fewer: one thread)
 PAR_MIN_WALKS = 1 << 13
+
+#: a walk whose node2vec test needs another shard sends that shard several candidates at once (the
+#: first that passes is taken): enough that all fail at most this often, at the lowest acceptance
+#: (:func:`checks_ahead`), between CHECKS_AHEAD[0] and CHECKS_AHEAD[1] of them
+ALL_FAIL = 0.01
+CHECKS_AHEAD = (4, 64)
+
+
+def checks_ahead(a_out, a_max):
+    """Candidates a walk sends at once for a node2vec test on another shard: a candidate that is not a
+    return passes with probability ``min(1, 1/q) / max(1/p, 1, 1/q)`` at least.
+
+    >>> checks_ahead(0.5, 2.0), checks_ahead(0.25, 4.0)
+    (17, 64)
+    """
+    worst = min(1.0, a_out) / a_max
+    k = CHECKS_AHEAD[1] if worst <= 0 else math.ceil(math.log(ALL_FAIL) / math.log1p(-worst)) if worst < 1 else 1
+    return max(CHECKS_AHEAD[0], min(CHECKS_AHEAD[1], k))
 
 #: bytes a walk's replicated state takes on every shard (current, previous, candidate, attempt, step, key)
 STATE_BYTES = 48
@@ -89,6 +109,7 @@ class RandomWalks(Program):
         self.biased = float(p) != 1.0 or float(q) != 1.0
         self.a_ret, self.a_out = 1.0 / float(p), 1.0 / float(q)
         self.a_max = max(self.a_ret, 1.0, self.a_out)
+        self.ahead = checks_ahead(self.a_out, self.a_max)
         self.implementation = implementation
 
     # -- set-up --------------------------------------------------------------------------------
@@ -155,34 +176,49 @@ class RandomWalks(Program):
         xp = shard.xp
         cur, cand, step = st["cur"], st["cand"], st["step"]
         out = _Updates(xp)
-        live = xp.flatnonzero((cur >= 0) & (step < self.length))
-        if len(live):
-            waiting = cand[live] >= 0
-            check = live[waiting]
-            if len(check):
-                check = check[self._owned(st, st["prev"][check])]
-            move = live[~waiting]
-            if len(move):
-                move = move[self._owned(st, cur[move])]
-            if len(check):
-                self._check(shard, st, check, out)
-            if len(move):
-                self._move(shard, st, move, out)
+        if st.get("inbox") is not None:
+            self._check(shard, st, st.pop("inbox"), out)
+        move = xp.flatnonzero((cur >= 0) & (step < self.length) & (cand < 0))
+        if len(move):
+            move = move[self._owned(st, cur[move])]
+        if len(move):
+            self._move(shard, st, move, out)
         return Contribution(out.arrays(), out.counters)
 
-    def _check(self, shard, st, w, out):
-        """The node2vec test of candidates waiting on this shard (it owns their walks' ``t``)."""
+    def _check(self, shard, st, inbox, out):
+        """The node2vec tests of the candidates sent here (this shard owns their walks' ``t``): each
+        walk moves to its first candidate that passes, or goes back to ``v``'s owner for more."""
         xp = shard.xp
-        t, x, a, s = st["prev"][w], st["cand"][w], st["attempt"][w], st["step"][w]
-        found = in_rows(xp, shard.indptr, shard.indices, self._local(st, t), x, st["rounds"])
-        alpha = xp.where(found, 1.0, self.a_out)  # x == t never waits: its alpha is known where it is drawn
-        ok = unit(xp, draws(xp, step_keys(xp, st["wkeys"][w], s), 3 * a + 2)) * self.a_max < alpha
-        out.moved(w[ok], x[ok], st["cur"][w[ok]], s[ok], self.length)
-        no = ~ok
-        out.add(w[no], st["cur"][w[no]], t[no], xp.full(int(no.sum()), -1, dtype=np.int64), a[no] + 1, s[no])
+        w, x, a, known, first = inbox
+        order = xp.argsort(w, kind="stable") if xp is np else xp.argsort(w)  # CuPy's radix sort is stable
+        w, x, a, known, first = (y[order] for y in (w, x, a, known, first))  # a walk's rows: attempts ascending
+        t, s = st["prev"][w], st["step"][w]
+        alpha = xp.full(len(w), self.a_out)
+        ask = xp.flatnonzero(known == 0)  # known: a return to t that passed where it was drawn
+        found = in_rows(xp, shard.indptr, shard.indices, self._local(st, t[ask]), x[ask], st["rounds"])
+        alpha[ask[found]] = 1.0
+        passed = (known == 1) | (unit(xp, draws(xp, step_keys(xp, st["wkeys"][w], s), 3 * a + 2)) * self.a_max
+                                 < alpha)
+        head = group_starts(w)
+        group = xp.cumsum(head) - 1
+        walks = w[head]
+        hit = xp.flatnonzero(passed)
+        hit = hit[group_starts(w[hit])]  # each walk's first passing row
+        took = xp.zeros(len(walks), dtype=bool)
+        took[group[hit]] = True
+        out.moved(w[hit], x[hit], st["cur"][w[hit]], s[hit], self.length)
+        out.counters["edges"] += int((a[hit] - first[hit] + 1).sum())
+        back = walks[~took]  # every candidate failed: v's owner draws on from the attempt after the last
+        out.add(back, st["cur"][back], st["prev"][back], xp.full(len(back), -1, dtype=np.int64), st["attempt"][back],
+                st["step"][back])
+        out.counters["edges"] += int((st["attempt"][back] - first[head][~took]).sum())
 
     def _move(self, shard, st, w, out):
-        """Attempts until each walk standing on an owned vertex moves, stops at a dead end, or waits."""
+        """Attempts until each walk standing on an owned vertex moves, stops at a dead end, or waits.
+
+        A walk whose node2vec test needs another shard (its ``t`` is not owned here) draws on until it
+        has :func:`checks_ahead` candidates for that test, or a return to ``t`` that passed its own
+        (which needs no other shard), and sends them to ``t``'s owner in that order."""
         xp = shard.xp
         v, t, s, a = st["cur"][w], st["prev"][w], st["step"][w], st["attempt"][w]
         lv = self._local(st, v)
@@ -196,37 +232,49 @@ class RandomWalks(Program):
             keep = ~dead
             w, v, t, s, a, lv, start, deg = (y[keep] for y in (w, v, t, s, a, lv, start, deg))
         skey = step_keys(xp, st["wkeys"][w], s)
+        far = xp.zeros(len(w), dtype=bool)
+        if self.biased:
+            maybe = xp.flatnonzero((s > 0) & (deg > 1))
+            if len(maybe):
+                far[maybe[~self._owned(st, t[maybe])]] = True
+        first, got = a.copy(), xp.zeros(len(w), dtype=np.int64)
         while len(w):
-            out.counters["edges"] += len(w)
+            out.counters["edges"] += int((~far).sum())  # a far walk's draws are counted where they are decided
             e = start + (draws(xp, skey, 3 * a) % deg.astype(np.uint64)).astype(np.int64)
             x = shard.indices[e].astype(np.int64)
             single = deg == 1
             ok = xp.ones(len(w), dtype=bool)
             if self.weighted:
                 ok = single | (unit(xp, draws(xp, skey, 3 * a + 1)) * st["wmax"][lv] < st["w"][e])
-            wait = xp.zeros(len(w), dtype=bool)
+            sent = xp.zeros(len(w), dtype=bool)
+            alone = sent
             if self.biased:
                 test = ok & ~single & (s > 0)
                 back = x == t
-                alpha = xp.where(back, self.a_ret, self.a_out)
-                ask = xp.flatnonzero(test & ~back)
-                if len(ask):
-                    mine = self._owned(st, t[ask])
-                    here = ask[mine]
-                    if len(here):
-                        found = in_rows(xp, shard.indptr, shard.indices, self._local(st, t[here]), x[here],
-                                        st["rounds"])
-                        alpha[here] = xp.where(found, 1.0, self.a_out)
-                    wait[ask[~mine]] = True
+                alpha = xp.full(len(w), self.a_out)
+                alpha[back] = self.a_ret
+                near = xp.flatnonzero(test & ~back & ~far)
+                if len(near):
+                    found = in_rows(xp, shard.indptr, shard.indices, self._local(st, t[near]), x[near], st["rounds"])
+                    alpha[near[found]] = 1.0
                 passed = unit(xp, draws(xp, skey, 3 * a + 2)) * self.a_max < alpha
-                ok &= ~test | wait | passed
-            go = ok & ~wait
+                if bool(far.any()):
+                    known = far & ok & back & passed
+                    alone = known & (got == 0)  # a return that passed before any candidate: taken here
+                    row = far & ok & ~alone & (~back | known)
+                    out.check(w[row], x[row], a[row], known[row], first[row])
+                    got += far & ok & ~back
+                    sent = far & ~alone & (known | (got >= self.ahead))
+                    out.counters["edges"] += int((a[alone] - first[alone] + 1).sum())
+                ok &= ~test | passed
+            go = (ok & ~far) | alone
             out.moved(w[go], x[go], v[go], s[go], self.length)
-            if bool(wait.any()):
-                out.add(w[wait], v[wait], t[wait], x[wait], a[wait], s[wait])
-                out.counters["waiting"] += int(wait.sum())
-            again = ~ok
-            w, v, t, s, a, lv, start, deg, skey = (y[again] for y in (w, v, t, s, a, lv, start, deg, skey))
+            if bool(sent.any()):
+                out.add(w[sent], v[sent], t[sent], xp.ones(int(sent.sum()), dtype=np.int64), a[sent] + 1, s[sent])
+                out.counters["waiting"] += int(sent.sum())
+            again = xp.flatnonzero((~far & ~ok) | (far & ~sent & ~alone))
+            w, v, t, s, a, lv, start, deg, skey, far, first, got = (
+                y[again] for y in (w, v, t, s, a, lv, start, deg, skey, far, first, got))
             a = a + 1
 
     def receive(self, shard, st, contributions, ctx):
@@ -234,16 +282,24 @@ class RandomWalks(Program):
             return st.pop("report")
         xp = shard.xp
         sums = {"frontier": 0, "edges": 0, "waiting": 0, "ended": 0}
+        inbox = []
         for c in contributions:
             for k in sums:
                 sums[k] += int(c.counters.get(k, 0))
-            if not len(c.arrays.get("walk", ())):
-                continue
-            w, cur, prev, cand, attempt, step = (to_backend(c.arrays[k], xp) for k in _Updates.FIELDS)
-            if st["paths"] is not None:
-                moved = step > st["step"][w]
-                st["paths"][w[moved], step[moved]] = cur[moved]
-            st["cur"][w], st["prev"][w], st["cand"][w], st["attempt"][w], st["step"][w] = cur, prev, cand, attempt, step
+            if len(c.arrays.get("walk", ())):
+                w, cur, prev, cand, attempt, step = (to_backend(c.arrays[k], xp) for k in _Updates.FIELDS)
+                if st["paths"] is not None:
+                    moved = step > st["step"][w]
+                    st["paths"][w[moved], step[moved]] = cur[moved]
+                st["cur"][w], st["prev"][w], st["cand"][w], st["attempt"][w], st["step"][w] = (cur, prev, cand,
+                                                                                               attempt, step)
+            if len(c.arrays.get("check_walk", ())):
+                rows = [to_backend(c.arrays[k], xp) for k in _Updates.CHECKS]
+                mine = self._owned(st, st["prev"][rows[0]])
+                if bool(mine.any()):
+                    inbox.append([y[mine] for y in rows])
+        if inbox:
+            st["inbox"] = [xp.concatenate([r[i] for r in inbox]) for i in range(len(_Updates.CHECKS))]
         st["alive"] -= sums.pop("ended")
         return {"walks": st["alive"], **sums}
 
@@ -289,18 +345,27 @@ class RandomWalks(Program):
 
 
 class _Updates:
-    """The walks a shard changed in a superstep, as the arrays of its Contribution."""
+    """The walks a shard changed in a superstep, and the candidates it sends for a node2vec test, as
+    the arrays of its Contribution (every array present, empty or not: NCCL sends them by name)."""
 
     FIELDS = ("walk", "cur", "prev", "cand", "attempt", "step")
+    CHECKS = ("check_walk", "check_x", "check_attempt", "check_known", "check_first")
 
     def __init__(self, xp):
         self.xp = xp
         self.parts = []
+        self.checks = []
         self.counters = {"frontier": 0, "edges": 0, "waiting": 0, "ended": 0}
 
     def add(self, w, cur, prev, cand, attempt, step):
         if len(w):
             self.parts.append((w, cur, prev, cand, attempt, step))
+
+    def check(self, w, x, a, known, first):
+        """Rows for the owner of the walks' ``t``: candidate ``x`` of attempt ``a`` (``known``: a return
+        to ``t`` that passed already), ``first``: the attempt the walk's draws started at this time."""
+        if len(w):
+            self.checks.append((w, x, a, known.astype(np.int64), first))
 
     def moved(self, w, x, v, s, length):
         """Walks ``w`` stepped from ``v`` to ``x`` (step ``s`` -> ``s + 1``)."""
@@ -321,10 +386,12 @@ class _Updates:
 
     def arrays(self):
         xp = self.xp
-        if not self.parts:
-            return {k: xp.empty(0, dtype=np.int64) for k in self.FIELDS}
-        return {k: xp.concatenate([p[i].astype(np.int64, copy=False) for p in self.parts])
-                for i, k in enumerate(self.FIELDS)}
+        out = {}
+        for names, parts in ((self.FIELDS, self.parts), (self.CHECKS, self.checks)):
+            for i, k in enumerate(names):
+                out[k] = (xp.concatenate([p[i].astype(np.int64, copy=False) for p in parts]) if parts
+                          else xp.empty(0, dtype=np.int64))
+        return out
 
 
 def _require(xp, nbytes, what):
@@ -337,4 +404,4 @@ def _require(xp, nbytes, what):
         require(nbytes, what)
 
 
-__all__ = ["RandomWalks", "implementation", "IMPLEMENTATIONS", "walk_bytes", "PAR_MIN_WALKS", "STATE_BYTES", "STEP_BYTES"]
+__all__ = ["RandomWalks", "implementation", "IMPLEMENTATIONS", "walk_bytes", "PAR_MIN_WALKS", "checks_ahead", "STATE_BYTES", "STEP_BYTES"]
