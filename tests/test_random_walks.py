@@ -503,3 +503,19 @@ def test_cupy_equals_numba_on_rmat(p, q, weighted_):
     assert cpu.params["implementation"] == "cpu-numba"
     np.testing.assert_array_equal(gpu.paths, cpu.paths)
     assert gpu.edges_touched == cpu.edges_touched
+
+
+def test_a_walk_table_too_wide_is_refused_before_it_is_made():
+    from dgraph.backend import device_memory
+
+    G = dgraph.from_edges([0], [1])
+    r = dgraph.random_walks(G, [0], 1000, seed=1)
+    assert r.paths.shape == (1, 1001) and len(r.to_pandas().columns) == 1001
+    real = device_memory.host_available
+    try:
+        device_memory.host_available = lambda: (1 << 16, 1 << 30)   # 64 KiB left: the table needs ~0.5 MiB
+        with pytest.raises(GraphTooLargeError, match=r"table of 1 walk of length 1,000.*needs about"):
+            r.to_pandas()
+        assert r.to_lists()[0][:3] == [0, 1, 0]  # the paths themselves are still there
+    finally:
+        device_memory.host_available = real

@@ -221,12 +221,12 @@ def _check_weights(G):
 def _check_memory(G, num_walks, length):
     """The paths (and a copy in user ids, where ids were renumbered) must fit in this process's memory."""
     from ...backend.device_memory import require_host  # noqa: PLC0415
+    from ...display import plural  # noqa: PLC0415
 
     paths, state = walk_bytes(num_walks, length)
     local = not getattr(G, "distributed", False) and G.backend == "numpy"
-    need = paths * (1 if G.ids.identity else 2) + (state if local else 0)
-    from ...display import plural  # noqa: PLC0415
-
+    shards = getattr(G, "num_parts", 1)  # the local executor holds every shard's state in this process
+    need = paths * (1 if G.ids.identity else 2) + (state * shards if local else 0)
     require_host(need, f"random_walks ({plural(num_walks, 'walk')} of length {length:,}: the paths array)",
                  advice="ask for fewer or shorter walks a call")
 

@@ -34,9 +34,9 @@ import time
 import numpy as np
 
 from ...backend import to_backend
+from ...backend.primitives import group_starts
 from ...engine.program import Contribution, Program
 from ...errors import InputError
-from ...backend.primitives import group_starts
 from .kernels import draws, in_rows, row_max, search_rounds, seed_key, step_keys, unit, walk_keys
 
 #: what :func:`implementation` may choose, and what each runs

@@ -14,6 +14,9 @@ import numpy as np
 from ...backend import to_numpy
 from ...engine.result import Result, to_user_ids
 
+#: host bytes a column of the walk table costs beside its values (its name, pandas' per-column index)
+TABLE_BYTES_PER_COLUMN = 512
+
 
 class WalkResult(Result):
     """What :func:`dgraph.random_walks` returns (see the module docstring).
@@ -52,7 +55,18 @@ class WalkResult(Result):
     @property
     def columns(self):
         """The table's columns after ``vertex`` (the start): ``step1`` ... ``step<length>``."""
+        self._check_table()
         return [f"step{k}" for k in range(1, self.length + 1)]
+
+    def _check_table(self):
+        """The walk table (a column a step) must fit: refused before it is made, with its size."""
+        from ...backend.device_memory import require_host  # noqa: PLC0415
+        from ...display import plural  # noqa: PLC0415
+
+        cells = self.num_walks * (self.length + 1)
+        require_host(16 * cells + TABLE_BYTES_PER_COLUMN * (self.length + 1),
+                     f"the table of {plural(self.num_walks, 'walk')} of length {self.length:,} (a column a step)",
+                     advice="read r.paths (one array) or r.to_lists() instead of a table")
 
     def column(self, name):
         """``paths`` (all of them), or one step: ``step<k>`` (``vertex`` or ``step0``: the starts)."""
@@ -73,6 +87,7 @@ class WalkResult(Result):
 
     def to_numpy(self):
         """``{"vertex": starts, "step1": ..., ...}``: one entry per walk in each."""
+        self._check_table()
         paths = self.paths
         out = {"vertex": paths[:, 0]}
         for k in range(1, self.length + 1):
