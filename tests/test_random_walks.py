@@ -408,6 +408,8 @@ def test_result_table_written_and_shown(tmp_path):
     assert r["step2"].tolist() == [2, -1] and r["vertex"].tolist() == [0, 3] and r.vertex.tolist() == [0, 3]
     with pytest.raises(InputError, match="no column 'step9'"):
         r["step9"]
+    with pytest.raises(InputError, match="per walk"):
+        r.value(0, "step1")
     out = tmp_path / "walks.csv"
     dgraph.write(r, out)
     assert out.read_text().splitlines() == ["vertex,step1,step2,step3", "0,1,2,0", "3,4,-1,-1"]

@@ -85,6 +85,13 @@ class WalkResult(Result):
         """The walks' starts, in the user's ids (the ``vertex`` column of the table)."""
         return self.paths[:, 0]
 
+    def value(self, vertex, name):
+        """Not per vertex: a walk result is read by walk (``r.paths[i, k]``, ``r.to_lists()[i]``)."""
+        from ...errors import InputError  # noqa: PLC0415
+
+        raise InputError("random_walks answers per walk, not per vertex: read r.paths[i, k] (walk i after k steps) "
+                         "or r.to_lists()[i]")
+
     def to_numpy(self):
         """``{"vertex": starts, "step1": ..., ...}``: one entry per walk in each."""
         self._check_table()
