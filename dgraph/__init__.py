@@ -41,6 +41,7 @@ _LAZY = {
     "triangle_count": ("dgraph.algorithms.triangles", "triangle_count"),
     "core_number": ("dgraph.algorithms.kcore", "core_number"),
     "k_core": ("dgraph.algorithms.kcore", "k_core"),
+    "random_walks": ("dgraph.algorithms.random_walks", "random_walks"),
     "Result": ("dgraph.engine.result", "Result"),
     "emv": ("dgraph.emv", None),
     "maximal_matching": ("dgraph.algorithms.matching", "maximal_matching"),

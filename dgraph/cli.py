@@ -56,6 +56,14 @@ ALGORITHMS = {
                      ("--raw", dict(dest="normalized", action="store_false", default=None,
                                     help="do not normalize (NetworkX normalized=False)")),
                      ("--endpoints", dict(action="store_true", default=None, help="count path endpoints"))]},
+    "random_walks": {"help": "random walks, uniform or node2vec-biased (--weighted: by edge weight too), one per start",
+                     "options": ["starts", "length", "seed", "p", "q", "weighted"],
+                     "flags": [("--starts", dict(nargs="+", help="start vertex ids, one walk each (default: one "
+                                                                 "walk from every vertex)")),
+                               ("--length", dict(type=int, required=True, help="steps per walk")),
+                               ("--seed", dict(type=int, default=0, help="the walks' random numbers (default 0)")),
+                               ("--p", dict(type=float, help="node2vec return parameter (default 1)")),
+                               ("--q", dict(type=float, help="node2vec in-out parameter (default 1)"))]},
     "maximal_matching": {"help": "maximal bipartite matching (randomized request/grant/accept, EMV model)",
                          "options": ["left", "seed"],
                          "flags": [("--left", dict(nargs="+", help="the left side's vertex ids (default: "
@@ -172,6 +180,12 @@ def _summary(name, r, G, args):
         top = int(cols["core"].max()) if n else 0
         inner = int((cols["core"] == top).sum()) if n else 0
         what = f"largest core number {top}, its {top}-core {plural(inner, 'vertex', 'vertices')}"
+    elif name == "random_walks":
+        from .backend import to_numpy  # noqa: PLC0415
+
+        steps = (to_numpy(r.raw("paths")) >= 0).sum(axis=1) - 1
+        what = (f"{plural(len(steps), 'walk')} of length {r.length}: "
+                f"{int((steps < r.length).sum()):,} stopped at a dead end")
     else:  # bc
         top = int(np.argmax(cols["bc"])) if n else None
         what = f"top vertex {cols['vertex'][top]} ({cols['bc'][top]:.6g})" if n else "empty graph"
@@ -199,6 +213,8 @@ def cmd_algorithm(args):
         kwargs["sources"] = [_vertex_arg(G, v, "sources") for v in kwargs["sources"]]
     if "left" in kwargs:
         kwargs["left"] = [_vertex_arg(G, v, "left") for v in kwargs["left"]]
+    if name == "random_walks":  # no --starts: a walk from every vertex
+        kwargs["starts"] = [_vertex_arg(G, v, "starts") for v in kwargs["starts"]] if "starts" in kwargs else None
     positional = []
     if "source" in vars(args):
         positional.append(_vertex_arg(G, args.source, "source"))

@@ -20,6 +20,7 @@ import scipy.sparse.csgraph as cg
 from reference import min_parents, reference_depths
 from test_cdlp import ldbc_cdlp
 from test_lcc import ldbc_lcc
+from test_random_walks import reference_walks
 
 import dgraph
 from dgraph.backend import to_numpy
@@ -118,6 +119,10 @@ def ref_triangles(G, s):
 def ref_core_number(G, s):
     core = nx.core_number(G.to_networkx())
     return {"core": np.array([core[v] for v in range(G.num_vertices)])}
+def ref_random_walks(G, s):
+    n = G.num_vertices
+    paths = reference_walks(G.to_networkx(), list(range(n)), 5, seed=11, p=0.5, q=2.0)
+    return {"paths": np.array(paths, dtype=np.int64).reshape(n, 6)}
 
 
 def ref_bc(G, s):
@@ -140,6 +145,8 @@ ALGORITHMS = {
     "bc": (lambda G, s, **kw: dgraph.bc(G, sources=[s], normalized=False, **kw), ref_bc, False, False, False,
            False),
     "core_number": (lambda G, s, **kw: dgraph.core_number(G, **kw), ref_core_number, True, False, False, False),
+    "random_walks": (lambda G, s, **kw: dgraph.random_walks(G, None, 5, seed=11, p=0.5, q=2.0, **kw),
+                     ref_random_walks, True, False, False, True),
 }
 
 

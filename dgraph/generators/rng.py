@@ -38,6 +38,7 @@ STREAM_PERMUTE = 2
 STREAM_WEIGHTS = 3
 STREAM_SRC = 4
 STREAM_DST = 5
+STREAM_WALKS = 6  # dgraph.random_walks: its steps' choices
 
 _U = np.uint64
 _M1_U, _M2_U = _U(_M1), _U(_M2)

@@ -20,6 +20,7 @@ See ``docs/NETWORKX.md`` for what is supported and what falls back.
 from __future__ import annotations
 
 #: the functions the backend implements (NetworkX dispatch names) and what it does not take
+#: (dgraph.random_walks has none: NetworkX has no random-walk function to dispatch)
 FUNCTIONS = {
     "bfs_edges": "Runs on dgraph.bfs; the edges come in NetworkX's order. "
                  "Not supported (falls back): sort_neighbors, reverse=True on a directed graph.",

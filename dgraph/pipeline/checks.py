@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 #: the algorithms a step can run (dgraph function names) and their aliases
 ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching",
-              "core_number")
+              "core_number", "random_walks")
 SUBGRAPH = "subgraph"
 SUBGRAPH_KEYS = ("largest_component_of", "reachable_from", "vertices", "k_core_of")
 #: which step kinds each subgraph selector reads
@@ -203,6 +203,17 @@ def check_option(fail, path, key, value, num_vertices=None):
             check_vertex(fail, path + (i,), x, num_vertices)
     elif key == "seed":
         need(_int_in(value, 0, MAX_SEED), "a non-negative integer below 2**64")
+    elif key == "starts":  # random_walks: one walk per entry, or null for one from every vertex
+        need(value is None or isinstance(value, list), "a list of vertex ids (one walk each), or null (one walk "
+                                                       "from every vertex)")
+        for i, x in enumerate(value or ()):
+            check_vertex(fail, path + (i,), x, num_vertices)
+    elif key == "length":
+        need(_int_in(value, 0, MAX_ITERATIONS), f"an integer 0..{MAX_ITERATIONS:,} (steps per walk)")
+    elif key in ("p", "q"):  # random_walks: node2vec's parameters
+        need(_is_finite(value) and 0.01 <= value <= 100, "a number in [0.01, 100]")
+    elif key == "weighted":
+        need(isinstance(value, bool), "true or false")
     elif key == "hops":
         need(value == "auto" or _int_in(value, 1, 16), "an integer 1..16 or auto")
     elif key == "personalization":

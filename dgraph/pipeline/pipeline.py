@@ -99,6 +99,9 @@ class Pipeline:
                                                  f"{{kind: local}}, or use executor: local")
             if run in ("bfs", "sssp") and "source" not in options:
                 self._fail(path, f"{run} needs source: a vertex id, or {checks.MAX_DEGREE}")
+            if run == "random_walks" and ("starts" not in options or "length" not in options):
+                self._fail(path, "random_walks needs starts: a list of vertex ids (or null: every vertex) and "
+                                 "length: steps per walk")
         self.steps.append({"name": name, "run": run, "graph": graph, "options": dict(options), "path": path})
         return self
 
