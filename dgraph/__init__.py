@@ -39,6 +39,7 @@ _LAZY = {
     "betweenness_centrality": ("dgraph.algorithms.bc", "bc"),
     "lcc": ("dgraph.algorithms.lcc", "lcc"),
     "triangle_count": ("dgraph.algorithms.triangles", "triangle_count"),
+    "jaccard": ("dgraph.algorithms.jaccard", "jaccard"),
     "Result": ("dgraph.engine.result", "Result"),
     "emv": ("dgraph.emv", None),
     "maximal_matching": ("dgraph.algorithms.matching", "maximal_matching"),

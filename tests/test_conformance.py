@@ -121,6 +121,17 @@ def ref_bc(G, s):
     return {"bc": np.array([bc[v] for v in range(G.num_vertices)])}
 
 
+def _pairs(n):
+    """Every pair (u, v), u <= v, of an n-vertex graph: what the jaccard cases score."""
+    u, v = np.triu_indices(n)
+    return np.stack([u, v], axis=1)
+
+
+def ref_jaccard(G, s):
+    H = G.to_networkx()
+    return {"jaccard": np.array([p for _, _, p in nx.jaccard_coefficient(H, _pairs(G.num_vertices).tolist())])}
+
+
 #: name -> (run(G, source, **executor options), reference(G, source), exact, weighted, undirected only,
 #: self loops allowed)
 ALGORITHMS = {
@@ -134,6 +145,8 @@ ALGORITHMS = {
     "triangle_count": (lambda G, s, **kw: dgraph.triangle_count(G, **kw), ref_triangles, True, False, True, False),
     "bc": (lambda G, s, **kw: dgraph.bc(G, sources=[s], normalized=False, **kw), ref_bc, False, False, False,
            False),
+    "jaccard": (lambda G, s, **kw: dgraph.jaccard(G, _pairs(G.num_vertices), **kw), ref_jaccard, True, False, True,
+                True),
 }
 
 
