@@ -33,6 +33,8 @@ FUNCTIONS = {
     "betweenness_centrality": "Runs on dgraph.bc (k samples the sources exactly as NetworkX does). "
                               "Not supported (falls back): weight.",
     "triangles": "Runs on dgraph.triangle_count. Not supported (falls back): nodes= on a multigraph.",
+    "jaccard_coefficient": "Runs on dgraph.jaccard (the pairs in batches). ebunch=None scores every non-edge, "
+                           "zeros included, in NetworkX's order: quadratic, as NetworkX's own.",
 }
 
 
