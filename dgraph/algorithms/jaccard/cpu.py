@@ -14,7 +14,7 @@ Rows are *simple rows* ``S(v)``: the distinct neighbors of ``v`` other than
   in ``S(u)``;
 - :func:`two_hop_count` / :func:`two_hop_emit`: per row ``u``, the vertices
   ``w > u`` at distance exactly two (reached through a neighbor, not
-  adjacent): how many, then which, with their number of common neighbors.
+  adjacent): how many, then which, with their coefficients.
   Rows go to the threads round-robin (hubs spread), each thread with its own
   stamp array of ``n`` int64 (and a count array of ``n`` int64 for emit).
 """
@@ -106,9 +106,10 @@ def _two_hop_count(tptr, tnbr, where, urows, ugid, stamp, counts):
             counts[i] = k
 
 
-def _two_hop_emit(tptr, tnbr, where, urows, ugid, offsets, stamp, cnt, out_v, out_c):
+def _two_hop_emit(tptr, tnbr, where, urows, ugid, degree, offsets, stamp, cnt, out_v, out_p):
     """The pairs :func:`two_hop_count` counts: row ``i``'s partners ``w`` (ascending) into
-    ``out_v[offsets[i]:offsets[i + 1]]`` and their numbers of common neighbors into ``out_c``.
+    ``out_v[offsets[i]:offsets[i + 1]]`` and their coefficients into ``out_p``: ``c / (degree[u] +
+    degree[w] - c)``, ``c`` the number of common neighbors (``degree``: ``|N|`` of every vertex).
 
     ``stamp`` as in :func:`two_hop_count`; ``cnt``: (threads, n) int64 scratch (any values)."""
     T = stamp.shape[0]
@@ -141,8 +142,11 @@ def _two_hop_emit(tptr, tnbr, where, urows, ugid, offsets, stamp, cnt, out_v, ou
                             out_v[k] = w
                             k += 1
             out_v[o0:k].sort()
+            dg = degree[g]
             for j in range(o0, k):
-                out_c[j] = ct[out_v[j]]
+                w = out_v[j]
+                c = ct[w]
+                out_p[j] = np.float64(c) / np.float64(dg + degree[w] - c)
 
 
 #: the kernels over the CPU's threads, and the same code in one thread (work too small to wake them up)

@@ -17,8 +17,9 @@ Three kernels, each with a numba twin in :mod:`.cpu` (chosen by the
 - :func:`two_hop_pairs`: those pairs, ``w`` ascending per ``u``, with their
   number of common neighbors.
 
-and :func:`coefficients`, the one place the coefficient is computed from those
-integers (the same float64 division NetworkX does, so the same bits).
+and :func:`coefficients` / :func:`two_hop_coefficients`, where the coefficient is
+computed from those integers (the same float64 division NetworkX does, so the
+same bits; the numba listing kernel divides the same way in place).
 
 The vectorized versions expand their work in chunks of at most ``CHUNK``
 elements (membership checks, or two-hop paths), except a single pair or row
@@ -128,6 +129,11 @@ def coefficients(xp, common, adjacent, deg_u, deg_v, loop_u, loop_v, same):
     union = xp.where(same, deg_u, deg_u + deg_v - full)
     ratio = common.astype(np.float64) / xp.maximum(union, 1).astype(np.float64)
     return xp.where(union > 0, ratio, 0.0)
+
+
+def two_hop_coefficients(xp, common, deg_u, deg_w):
+    """:func:`coefficients` of pairs at distance two (not adjacent, ``common >= 1``): ``c / (du + dw - c)``."""
+    return common.astype(np.float64) / (deg_u + deg_w - common).astype(np.float64)
 
 
 # -- all pairs at distance two ------------------------------------------------------------------
@@ -251,26 +257,28 @@ def run_two_hop_counts(impl, xp, tptr, tnbr, where, urows, ugid, n):
     return counts
 
 
-def run_two_hop_pairs(impl, xp, tptr, tnbr, where, urows, ugid, n, counts):
-    """:func:`two_hop_pairs` by ``impl``; ``counts``: :func:`two_hop_counts` of the same rows (the
-    numba kernel writes each row's pairs at their offset, over the threads)."""
+def run_two_hop_pairs(impl, xp, tptr, tnbr, where, urows, ugid, n, counts, degree):
+    """``(i, w, jaccard)``: :func:`two_hop_pairs` by ``impl``, with the coefficients (``degree``: every
+    vertex's ``|N|``).  ``counts``: :func:`two_hop_counts` of the same rows (the numba kernel writes each
+    row's pairs at their offset, over the threads, dividing as it goes)."""
     if impl != "cpu-numba":
-        return two_hop_pairs(xp, tptr, tnbr, where, urows, ugid, n)
+        i, w, c = two_hop_pairs(xp, tptr, tnbr, where, urows, ugid, n)
+        return i, w, two_hop_coefficients(xp, c, degree[ugid[i]], degree[w])
     from . import cpu  # noqa: PLC0415
 
     offsets = np.zeros(len(urows) + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     total = int(offsets[-1])
     out_v = np.empty(total, dtype=np.int64)
-    out_c = np.empty(total, dtype=np.int64)
+    out_p = np.empty(total, dtype=np.float64)
     if total:
         arcs = _arcs(tptr, urows)
         T = threads_for(len(urows), n, 2) if arcs >= cpu.SERIAL_ARCS else 1
-        cpu.kernel("two_hop_emit", arcs)(tptr, tnbr, where, urows, ugid, offsets, _scratch(n, T),
-                         np.zeros((T, max(n, 1)), dtype=np.int64), out_v, out_c)
+        cpu.kernel("two_hop_emit", arcs)(tptr, tnbr, where, urows, ugid, degree, offsets, _scratch(n, T),
+                                         np.zeros((T, max(n, 1)), dtype=np.int64), out_v, out_p)
     i = np.repeat(np.arange(len(urows), dtype=np.int64), counts)
-    return i, out_v, out_c
+    return i, out_v, out_p
 
 
 __all__ = ["CHUNK", "simple_rows", "sub_rows", "pair_common", "coefficients", "wedges", "two_hop_counts",
-           "two_hop_pairs", "run_pair_common", "run_two_hop_counts", "run_two_hop_pairs"]
+           "two_hop_pairs", "two_hop_coefficients", "run_pair_common", "run_two_hop_counts", "run_two_hop_pairs"]

@@ -288,11 +288,9 @@ class TwoHopProgram(Program):
             st["degree"] = (tptr[urows + 1] - tptr[urows]) + tloop[urows].astype(np.int64)
             return Contribution({}, {"pairs": int(counts.sum()) if len(counts) else 0})
         counts = to_backend(np.asarray(self.counts, dtype=np.int64), xp)[gw - self.lo]
-        i, w, c = run_two_hop_pairs(self.implementation, xp, tptr, tnbr, where, urows, gw, n, counts)
-        u = gw[i]
         deg = to_backend(np.asarray(self.degree, dtype=np.int64), xp)
-        zero = xp.zeros(len(u), dtype=np.int8)
-        p = coefficients(xp, c, zero, deg[u], deg[w], zero, zero, xp.zeros(len(u), dtype=bool))
+        i, w, p = run_two_hop_pairs(self.implementation, xp, tptr, tnbr, where, urows, gw, n, counts, deg)
+        u = gw[i]
         return Contribution({"u": u, "v": w, "jaccard": p}, {"pairs": len(u)})
 
     def finish(self, shard, st):

@@ -211,10 +211,18 @@ class PairStream(_Records):
         from ...backend.device_memory import require_host  # noqa: PLC0415
 
         require_host(self.nbytes, f"jaccard: the {self.total:,} pairs at distance two")
+        if self.ids.is_integer:                  # filled in place: the output once, not twice
+            out = {"u": np.empty(self.total, dtype=np.int64), "v": np.empty(self.total, dtype=np.int64),
+                   "jaccard": np.empty(self.total, dtype=np.float64)}
+            at = 0
+            for chunk in self.chunks():
+                for k in COLUMNS:
+                    out[k][at:at + len(chunk)] = getattr(chunk, k)
+                at += len(chunk)
+            return out
         parts = list(self.chunks())
         if not parts:
-            user = self.ids.user_array()
-            empty = user[:0]
+            empty = self.ids.user_array()[:0]
             return {"u": empty.copy(), "v": empty.copy(), "jaccard": np.zeros(0, dtype=np.float64)}
         return {k: np.concatenate([getattr(c, k) for c in parts]) for k in COLUMNS}
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kernels import coefficients, run_two_hop_counts, run_two_hop_pairs, simple_rows
+from .kernels import run_two_hop_counts, run_two_hop_pairs, simple_rows
 
 
 class OneShard:
@@ -34,11 +34,9 @@ class OneShard:
         """``(u, v, jaccard)`` of the pairs of rows ``[lo, hi)``, by ``u`` then ``v`` (backend arrays)."""
         xp = self.xp
         rows = xp.arange(lo, hi, dtype=np.int64)
-        i, w, c = run_two_hop_pairs(self.implementation, xp, self.tptr, self.tnbr, self.where, rows, rows, self.n,
-                                    self.counts[lo:hi])
+        i, w, p = run_two_hop_pairs(self.implementation, xp, self.tptr, self.tnbr, self.where, rows, rows, self.n,
+                                    self.counts[lo:hi], self.degree)
         u = rows[i]
-        zero = xp.zeros(len(u), dtype=np.int8)
-        p = coefficients(xp, c, zero, self.degree[u], self.degree[w], zero, zero, xp.zeros(len(u), dtype=bool))
         return u, w, p
 
 
