@@ -144,7 +144,9 @@ def jaccard(G, pairs=None, *, chunk_size=CHUNK_PAIRS, kernels="fused", backend=N
         vectorized kernels either way); 'generic': the vectorized kernels
         everywhere, the reference.  The same values either way.
     backend, executor, exchange, fanout, transport, on_step, progress
-        As in :func:`dgraph.bfs`.
+        As in :func:`dgraph.bfs` (``on_step`` also sees each chunk's records
+        as the stream lists it; ``progress`` draws the runs' supersteps, and
+        nothing for the one-shard stream).
 
     Returns
     -------

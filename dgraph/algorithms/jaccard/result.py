@@ -45,6 +45,8 @@ class _Records:
     """The Result-like record keeping both classes share."""
 
     algorithm = "jaccard"
+    #: values per pair of vertices: ``dgraph.write`` hands such a result to its own ``write``
+    per_pair = True
 
     @property
     def stats(self):
