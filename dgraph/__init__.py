@@ -42,6 +42,7 @@ _LAZY = {
     "core_number": ("dgraph.algorithms.kcore", "core_number"),
     "k_core": ("dgraph.algorithms.kcore", "k_core"),
     "random_walks": ("dgraph.algorithms.random_walks", "random_walks"),
+    "jaccard": ("dgraph.algorithms.jaccard", "jaccard"),
     "Result": ("dgraph.engine.result", "Result"),
     "emv": ("dgraph.emv", None),
     "maximal_matching": ("dgraph.algorithms.matching", "maximal_matching"),

@@ -64,6 +64,14 @@ ALGORITHMS = {
                                ("--seed", dict(type=int, default=0, help="the walks' random numbers (default 0)")),
                                ("--p", dict(type=float, help="node2vec return parameter (default 1)")),
                                ("--q", dict(type=float, help="node2vec in-out parameter (default 1)"))]},
+    "jaccard": {"help": "Jaccard coefficients (NetworkX's): of the pairs in --pairs FILE, else of every pair at "
+                        "distance two (written chunk by chunk with -o)",
+                "options": ["pairs", "chunk_size"],
+                "flags": [("--pairs", dict(metavar="FILE", help="a text file of vertex pairs, 'u v' (or 'u,v') a "
+                                                                "line; '#' starts a comment (default: every pair "
+                                                                "at distance two)")),
+                          ("--chunk-size", dict(type=int, help="pairs listed at a time without --pairs "
+                                                               "(default 1048576)"))]},
     "maximal_matching": {"help": "maximal bipartite matching (randomized request/grant/accept, EMV model)",
                          "options": ["left", "seed"],
                          "flags": [("--left", dict(nargs="+", help="the left side's vertex ids (default: "
@@ -152,7 +160,7 @@ def _summary(name, r, G, args):
     """One line saying what the run found, its supersteps and run time (start-up said apart)."""
     from .display import fmt_seconds, plural  # noqa: PLC0415
 
-    cols = r.to_numpy()
+    cols = r.to_numpy() if name != "jaccard" else None  # jaccard's pairs may be a stream: not gathered here
     n = G.num_vertices
     if name == "bfs":
         what = f"from {args.source}: reached {int((cols['depth'] >= 0).sum()):,} of {n:,} vertices"
@@ -186,6 +194,9 @@ def _summary(name, r, G, args):
         steps = (to_numpy(r.raw("paths")) >= 0).sum(axis=1) - 1
         what = (f"{plural(len(steps), 'walk')} of length {r.length}: "
                 f"{int((steps < r.length).sum()):,} stopped at a dead end")
+    elif name == "jaccard":
+        what = (plural(len(r), "pair") if r.params.get("mode") == "pairs" else
+                f"{plural(r.total, 'pair')} at distance two ({plural(r.num_chunks, 'chunk')})")
     else:  # bc
         top = int(np.argmax(cols["bc"])) if n else None
         what = f"top vertex {cols['vertex'][top]} ({cols['bc'][top]:.6g})" if n else "empty graph"
@@ -206,7 +217,10 @@ def cmd_algorithm(args):
     if args.output is not None:  # -o "" is an error, not "no output"
         from .io import check_output_path  # noqa: PLC0415
 
-        check_output_path(args.output, overwrite=args.overwrite, fmt=args.output_format)
+        _, fmt = check_output_path(args.output, overwrite=args.overwrite, fmt=args.output_format)
+        if name == "jaccard" and fmt == "graphalytics":
+            raise InputError(f"{args.output}: a graphalytics file holds one value per vertex; write the jaccard "
+                             f"pairs as csv, parquet or npz")
     G = _load(args)
     kwargs = {key: getattr(args, key) for key in ALGORITHMS[name]["options"] if getattr(args, key) is not None}
     if "sources" in kwargs:
@@ -215,6 +229,9 @@ def cmd_algorithm(args):
         kwargs["left"] = [_vertex_arg(G, v, "left") for v in kwargs["left"]]
     if name == "random_walks":  # no --starts: a walk from every vertex
         kwargs["starts"] = [_vertex_arg(G, v, "starts") for v in kwargs["starts"]] if "starts" in kwargs else None
+    lines = None
+    if "pairs" in kwargs:
+        kwargs["pairs"], lines = _read_pairs(kwargs["pairs"], G)
     positional = []
     if "source" in vars(args):
         positional.append(_vertex_arg(G, args.source, "source"))
@@ -226,13 +243,60 @@ def cmd_algorithm(args):
         if args.executor not in (None, "local") or args.scheduler:
             raise InputError("--executor tasks/spmd and --scheduler need --partitions P")
         target = G
-    r = getattr(dgraph, name)(target, *positional, progress=None if not args.quiet else False, **kwargs)
+    try:
+        r = getattr(dgraph, name)(target, *positional, progress=None if not args.quiet else False, **kwargs)
+    except InputError as exc:
+        _pair_line(exc, lines, args)
+        raise
     print(_summary(name, r, G, args))
     if args.output is not None:
         dgraph.write(r, args.output, format=args.output_format, overwrite=args.overwrite,
                      columns=[args.column] if args.column else None)
         print(f"wrote {args.output}")
     return 0
+
+
+def _read_pairs(path, G):
+    """``(pairs, line numbers)`` of a pairs file: two vertex ids a line (space or comma between), ids read
+    as the graph's kind; ``#`` and ``%`` start comments."""
+    import re  # noqa: PLC0415
+
+    from .errors import FileFormatError, MissingFileError  # noqa: PLC0415
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise MissingFileError(f"{path}: no such file (--pairs)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FileFormatError(path, None, f"cannot read the pairs: {exc}") from None
+    pairs, lines = [], []
+    integers = G.ids.is_integer
+    for k, line in enumerate(text.splitlines(), 1):
+        fields = [x for x in re.split(r"[\s,]+", re.split(r"[#%]", line, maxsplit=1)[0].strip()) if x]
+        if not fields:
+            continue
+        if len(fields) != 2:
+            raise FileFormatError(path, k, f"expected two vertex ids (u v), got {len(fields)} fields")
+        if integers:
+            try:
+                fields = [int(x) for x in fields]
+            except ValueError:
+                raise FileFormatError(path, k, f"this graph's vertex ids are integers, got {line.strip()!r}") from None
+        pairs.append(tuple(fields))
+        lines.append(k)
+    return pairs, lines
+
+
+def _pair_line(exc, lines, args):
+    """A pair the API refused (``pairs[i] = ...``), said with its file and line instead."""
+    import re  # noqa: PLC0415
+
+    from .errors import FileFormatError  # noqa: PLC0415
+
+    m = re.match(r"pairs\[(\d+)\] = (.*)", str(exc))
+    if lines is not None and m and int(m.group(1)) < len(lines):
+        raise FileFormatError(args.pairs, lines[int(m.group(1))], m.group(2)) from None
 
 
 def cmd_bench(args):

@@ -253,3 +253,36 @@ def test_algorithm_subcommands_write_what_the_api_returns(capsys, tmp_path, argv
     got = pd.read_csv(out)
     ref = call(dgraph.generate("rmat", scale=6, seed=3)).to_pandas()
     np.testing.assert_allclose(got[column].to_numpy(dtype=float), ref[column].to_numpy(dtype=float), rtol=1e-12)
+
+
+def test_jaccard_subcommand(capsys, tmp_path, small):
+    import pandas as pd
+
+    G = dgraph.read(small)
+    pairs = tmp_path / "pairs.txt"
+    pairs.write_text("# u v\n0 2\n1,3   # a comma works too\n\n4 4\n")
+    out = tmp_path / "given.csv"
+    rc, stdout, _ = run(capsys, "jaccard", small, "--pairs", pairs, "-o", out)
+    assert rc == 0 and "jaccard 3 pairs" in stdout
+    got = pd.read_csv(out)
+    ref = dgraph.jaccard(G, [(0, 2), (1, 3), (4, 4)]).to_pandas()
+    pd.testing.assert_frame_equal(got, ref)
+    want = dgraph.jaccard(G).to_pandas()
+    assert len(want) > 0
+    for k, extra in enumerate(([], ["--chunk-size", "1"], ["--partitions", "2"])):
+        out = tmp_path / f"all{k}.parquet"
+        rc, stdout, _ = run(capsys, "jaccard", small, *extra, "-o", out)
+        assert rc == 0 and f"{len(want)} pairs at distance two" in stdout
+        pd.testing.assert_frame_equal(pd.read_parquet(out), want)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0 2\n\n1 99\n")
+    rc, _, err = run(capsys, "jaccard", small, "--pairs", bad, "-o", tmp_path / "no.csv")
+    assert rc == 2 and "bad.txt:3:" in err and "99" in err
+    bad.write_text("0 2 3\n")
+    rc, _, err = run(capsys, "jaccard", small, "--pairs", bad)
+    assert rc == 2 and "bad.txt:1:" in err and "two vertex ids" in err
+    rc, _, err = run(capsys, "jaccard", small, "--pairs", tmp_path / "absent.txt")
+    assert rc == 2 and "absent.txt" in err
+    rc, _, err = run(capsys, "jaccard", small, "-o", tmp_path / "g.txt", "--output-format", "graphalytics")
+    assert rc == 2 and "one value per vertex" in err
+    assert not (tmp_path / "no.csv").exists() and not (tmp_path / "g.txt").exists()

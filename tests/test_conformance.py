@@ -131,6 +131,17 @@ def ref_bc(G, s):
     return {"bc": np.array([bc[v] for v in range(G.num_vertices)])}
 
 
+def _pairs(n):
+    """Every pair (u, v), u <= v, of an n-vertex graph: what the jaccard cases score."""
+    u, v = np.triu_indices(n)
+    return np.stack([u, v], axis=1)
+
+
+def ref_jaccard(G, s):
+    H = G.to_networkx()
+    return {"jaccard": np.array([p for _, _, p in nx.jaccard_coefficient(H, _pairs(G.num_vertices).tolist())])}
+
+
 #: name -> (run(G, source, **executor options), reference(G, source), exact, weighted, undirected only,
 #: self loops allowed)
 ALGORITHMS = {
@@ -147,6 +158,8 @@ ALGORITHMS = {
     "core_number": (lambda G, s, **kw: dgraph.core_number(G, **kw), ref_core_number, True, False, False, False),
     "random_walks": (lambda G, s, **kw: dgraph.random_walks(G, None, 5, seed=11, p=0.5, q=2.0, **kw),
                      ref_random_walks, True, False, False, True),
+    "jaccard": (lambda G, s, **kw: dgraph.jaccard(G, _pairs(G.num_vertices), **kw), ref_jaccard, True, False, True,
+                True),
 }
 
 

@@ -522,3 +522,54 @@ def test_convert_round_trip():
     assert list(H) == ["a", "b", "c", "z"]
     assert sorted(H.edges(data="w")) == [("a", "b", 2.0), ("b", "c", 3.0)]
     assert interface.BackendInterface.convert_to_nx({1: 2}) == {1: 2}
+
+
+# -- jaccard_coefficient (test_link_prediction.py) ------------------------------------------------------
+
+def test_jaccard_coefficient_networkx_cases(monkeypatch):
+    used = []
+    real = dgraph.jaccard
+    monkeypatch.setattr(dgraph, "jaccard", lambda *a, **k: used.append(1) or real(*a, **k))
+    G = nx.complete_graph(5)
+    assert list(nx.jaccard_coefficient(G, [(0, 1), (2, 3)], backend=B)) == [(0, 1, 0.6), (2, 3, 0.6)]
+    G = nx.path_graph(4)
+    assert list(nx.jaccard_coefficient(G, [(0, 2)], backend=B)) == [(0, 2, 0.5)]
+    G = nx.Graph([(0, 1), (2, 3)])
+    assert list(nx.jaccard_coefficient(G, [(0, 2)], backend=B)) == [(0, 2, 0.0)]
+    G = nx.Graph()
+    G.add_nodes_from([0, 1])
+    got = list(nx.jaccard_coefficient(G, [(0, 1)], backend=B))
+    assert got == [(0, 1, 0)] and type(got[0][2]) is int           # NetworkX's empty union: the int 0
+    assert used
+    G = nx.Graph([(0, 1), (0, 2), (1, 2), (2, 2)])
+    assert list(nx.jaccard_coefficient(G, [(2, 2), (0, 1)], backend=B)) == \
+        list(nx.jaccard_coefficient(G, [(2, 2), (0, 1)]))
+    with pytest.raises(nx.NodeNotFound, match="Node 9 not in G"):
+        nx.jaccard_coefficient(nx.path_graph(3), [(0, 9)], backend=B)
+    with pytest.raises(nx.NodeNotFound):
+        nx.jaccard_coefficient(nx.path_graph(3), [([0], 1)], backend=B)
+    for H in (nx.DiGraph([(0, 1)]), nx.MultiGraph([(0, 1)])):
+        with pytest.raises(nx.NetworkXNotImplemented):
+            nx.jaccard_coefficient(H, backend=B)
+    it = iter([(0, 2)])       # NetworkX checks an iterator's pairs by using them up: nothing is left
+    assert list(nx.jaccard_coefficient(nx.path_graph(3), it, backend=B)) == \
+        list(nx.jaccard_coefficient(nx.path_graph(3), iter([(0, 2)]))) == []
+
+
+def test_jaccard_coefficient_random_graphs(monkeypatch):
+    """Every non-edge (ebunch=None) and given pairs: the same tuples in the same order, the same types."""
+    monkeypatch.setattr(interface, "_JACCARD_BATCH", 37)       # several batches
+    rng = random.Random(4)
+    for t in range(30):
+        n = rng.randint(0, 25)
+        G = nx.gnm_random_graph(n, rng.randint(0, 2 * n + 1), seed=t)
+        if n and t % 3 == 0:
+            G.add_edges_from((v, v) for v in rng.sample(range(n), min(n, 3)))
+        if t % 5 == 0:
+            G = nx.relabel_nodes(G, {v: f"v{v}" for v in G})
+        got = list(nx.jaccard_coefficient(G, backend=B))
+        want = list(nx.jaccard_coefficient(G))
+        assert got == want and [type(p) for *_, p in got] == [type(p) for *_, p in want], t
+        nodes = list(G)
+        pairs = [(rng.choice(nodes), rng.choice(nodes)) for _ in range(40)] if nodes else []
+        assert list(nx.jaccard_coefficient(G, pairs, backend=B)) == list(nx.jaccard_coefficient(G, pairs)), t

@@ -362,3 +362,48 @@ def test_readme_main_command_is_a_pipeline_that_runs(tmp_path, capsys, monkeypat
     assert f"results/{stem}/manifest.json" in out and f"results/{stem}/plots" in out
     rc, out, err = run(capsys, *argv[1:2], REPO / argv[2], *argv[3:])
     assert rc == 0, err  # --overwrite: the README command runs again
+
+
+# -- jaccard: a per-pair result --------------------------------------------------------------------------
+
+JACCARD = """
+graph:
+  source: {generate: rmat, scale: 6, seed: 3}
+steps:
+  - {name: given, run: jaccard, pairs: [[0, 1], [2, 5], [7, 7]]}
+  - {name: all, run: jaccard, chunk_size: 100}
+outputs:
+  - {from: given, to: given.csv}
+  - {from: all, to: sim/all.parquet}
+"""
+
+
+def test_jaccard_steps_write_pairs(tmp_path, capsys):
+    f = write(tmp_path, JACCARD)
+    rc, out, err = run(capsys, "run", f, "--results", tmp_path / "r", "--quiet")
+    assert rc == 0, err
+    G = dgraph.generate("rmat", scale=6, seed=3)
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "r" / "given.csv"),
+                                  dgraph.jaccard(G, [(0, 1), (2, 5), (7, 7)]).to_pandas())
+    want = dgraph.jaccard(G).to_pandas()
+    assert len(want) > 100
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "r" / "sim" / "all.parquet"), want)
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert [s["run"] for s in manifest["steps"]] == ["jaccard", "jaccard"]
+    assert (tmp_path / "r" / "plots" / "all.png").read_bytes().startswith(PNG)
+    p = dgraph.Pipeline(graph=G).jaccard("j", pairs=[[0, 3]])
+    assert "jaccard(pairs='<1 pairs>')" in p.plan()
+    assert p.run()["j"].to_pandas().u.tolist() == [0]
+
+
+@pytest.mark.parametrize("build,match", [
+    (lambda p: p.jaccard("j", pairs=[[0, 1], [2]]), r"step 0 pairs.1: expected a pair \[u, v\]"),
+    (lambda p: p.jaccard("j", pairs=[[0, 99]]), r"step 0 pairs.0.1: vertex 99 is not in the graph"),
+    (lambda p: p.jaccard("j", pairs="0 1"), "step 0 pairs: expected a list of"),
+    (lambda p: p.jaccard("j", chunk_size=0), "step 0 chunk_size: expected an integer"),
+    (lambda p: p.jaccard("j").output("j", "j.txt", format="graphalytics"), "per pair of vertices"),
+])
+def test_jaccard_step_errors(build, match):
+    p = dgraph.Pipeline(graph={"generate": "grid", "rows": 3, "cols": 3})
+    with pytest.raises(PipelineError, match=match):
+        build(p)

@@ -35,7 +35,10 @@ def write_result(result, path, format=None, *, columns=None, overwrite=False) ->
     is written ``9223372036854775807`` in an integer column and ``Infinity``
     in a float one, as the LDBC reference outputs do.
     columns: the result columns to write (default all); ``vertex`` always comes first.
+    A result that is not per vertex (``dgraph.jaccard``'s pairs) writes itself: its ``write``.
     """
+    if getattr(type(result), "per_pair", False):  # the type's flag: a Result's own lookup could fetch its columns
+        return result.write(path, format, columns=columns, overwrite=overwrite)
     dataset = _is_dataset(result, format, path)
     p, fmt = check_output_path(path, overwrite=overwrite, fmt=format, folder_ok=dataset)
     names = _columns(result, columns)

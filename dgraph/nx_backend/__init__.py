@@ -38,6 +38,8 @@ FUNCTIONS = {
                    "NetworkXNotImplemented, as in NetworkX.",
     "k_core": "Core numbers from dgraph.core_number (or core_number= given); the k-core is NetworkX's copy of "
               "the subgraph, with every attribute. Not supported (falls back): a k that is not a number.",
+    "jaccard_coefficient": "Runs on dgraph.jaccard (the pairs in batches). ebunch=None scores every non-edge, "
+                           "zeros included, in NetworkX's order: quadratic, as NetworkX's own.",
 }
 
 

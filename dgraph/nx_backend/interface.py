@@ -412,6 +412,7 @@ def _can_k_core(G, a):
         return "k must be a number or None"
     if a["core_number"] is not None and not isinstance(a["core_number"], Mapping):
         return "core_number must be a dict or None"
+def _can_jaccard_coefficient(G, a):
     return True
 
 
@@ -617,6 +618,66 @@ class BackendInterface:
         return H.subgraph(v for v in core if core[v] >= k).copy()
 
 
+    # -- link prediction ---------------------------------------------------------------------------
+    @staticmethod
+    def jaccard_coefficient(G, ebunch=None):
+        """nx.jaccard_coefficient: a generator of ``(u, v, p)``, the pairs in NetworkX's order.
+
+        The ebunch's nodes are checked first (NodeNotFound), as NetworkX does; its pairs are then
+        scored by dgraph.jaccard.  ``ebunch=None`` walks the non-edges exactly as ``nx.non_edges``
+        does (every one, zeros included: quadratic in the nodes, as NetworkX's own) and scores
+        them in batches of ``_JACCARD_BATCH`` pairs.  ``p`` is a float, or the int 0 where both
+        nodes have no neighbors (NetworkX's empty union).
+        """
+        if G.directed or G.multigraph:
+            raise nx.NetworkXNotImplemented("not implemented for directed or multigraph type")
+        if ebunch is None:
+            return _jaccard_batches(G, _non_edges(G))
+        pairs = []
+        for u, v in ebunch:
+            if _index(G, u) is None:
+                raise nx.NodeNotFound(f"Node {u} not in G.")
+            if _index(G, v) is None:
+                raise nx.NodeNotFound(f"Node {v} not in G.")
+            pairs.append((u, v))
+        if iter(ebunch) is ebunch:  # NetworkX checked an iterator's pairs by using them up: it yields none
+            pairs = []
+        return _jaccard_batches(G, iter(pairs))
+
+
+#: pairs scored per dgraph.jaccard call by the NetworkX backend
+_JACCARD_BATCH = 1 << 16
+
+
+def _non_edges(G):
+    """``nx.non_edges(G)`` of an undirected graph, in its order: the same set operations on the nodes."""
+    nodes_of, indptr, indices = G.nodes, G.indptr, G.indices
+    nodes = set(nodes_of)
+    while nodes:
+        u = nodes.pop()
+        i = G.index[u]
+        for v in nodes - {nodes_of[k] for k in indices[indptr[i]:indptr[i + 1]].tolist()}:
+            yield u, v
+
+
+def _jaccard_batches(G, pairs):
+    """``(u, v, p)`` for the node pairs ``pairs`` yields, scored by dgraph.jaccard a batch at a time."""
+    deg = np.diff(G.indptr)   # |N(v)|: NetworkX's adjacency holds each neighbor once, a self loop too
+    index = G.index
+    D = None
+    while True:
+        batch = [pair for _, pair in zip(range(_JACCARD_BATCH), pairs)]
+        if not batch:
+            return
+        if D is None:
+            D = G.to_dgraph()
+        idx = np.array([(index[u], index[v]) for u, v in batch], dtype=np.int64).reshape(-1, 2)
+        p = np.asarray(dgraph.backend.to_numpy(dgraph.jaccard(D, idx).jaccard), dtype=np.float64).tolist()
+        empty = ((deg[idx[:, 0]] == 0) & (deg[idx[:, 1]] == 0)).tolist()
+        for (u, v), x, none in zip(batch, p, empty):
+            yield u, v, (0 if none else x)
+
+
 def _bfs_edges(G, source, depth_limit):
     try:
         i = G.index[source]   # an unhashable source raises TypeError, as in NetworkX
@@ -654,6 +715,7 @@ _CAN_RUN = {
     "triangles": _can_triangles,
     "core_number": _can_core_number,
     "k_core": _can_k_core,
+    "jaccard_coefficient": _can_jaccard_coefficient,
 }
 _SIGNATURES = {name: inspect.signature(getattr(BackendInterface, name)) for name in _CAN_RUN}
 

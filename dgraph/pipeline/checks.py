@@ -22,7 +22,9 @@ from pathlib import Path, PurePosixPath
 
 #: the algorithms a step can run (dgraph function names) and their aliases
 ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching",
-              "core_number", "random_walks")
+              "core_number", "random_walks", "jaccard")
+#: steps whose result is per pair of vertices (written as u, v, value), not per vertex
+PAIR_ALGORITHMS = ("jaccard",)
 SUBGRAPH = "subgraph"
 SUBGRAPH_KEYS = ("largest_component_of", "reachable_from", "vertices", "k_core_of")
 #: which step kinds each subgraph selector reads
@@ -62,6 +64,8 @@ MAX_THREADS = 1024
 MAX_FANOUT = 4096
 MAX_BATCH = 1 << 24
 MAX_SEED = (1 << 64) - 1
+MAX_PAIRS = 1 << 24
+MAX_CHUNK = 1 << 30
 #: a step name names ``plots/<name>.png`` and a ``--set steps.<name>.key``: a word, not a path
 STEP_NAME = re.compile(r"\w[\w-]*")
 MAX_STEP_NAME = 64
@@ -201,6 +205,16 @@ def check_option(fail, path, key, value, num_vertices=None):
                                                        "(2-colour the graph)")
         for i, x in enumerate(value or ()):
             check_vertex(fail, path + (i,), x, num_vertices)
+    elif key == "pairs":
+        need(value is None or (isinstance(value, list) and len(value) <= MAX_PAIRS),
+             f"a list of [u, v] vertex pairs (at most {MAX_PAIRS:,}), or null (every pair at distance two)")
+        for i, pair in enumerate(value or ()):
+            if not isinstance(pair, list) or len(pair) != 2:
+                fail(path + (i,), f"expected a pair [u, v] of vertex ids, got {_type_name(pair)} {pair!r}")
+            for j, x in enumerate(pair):
+                check_vertex(fail, path + (i, j), x, num_vertices)
+    elif key == "chunk_size":
+        need(_int_in(value, 1, MAX_CHUNK), f"an integer 1..{MAX_CHUNK:,} (pairs per chunk)")
     elif key == "seed":
         need(_int_in(value, 0, MAX_SEED), "a non-negative integer below 2**64")
     elif key == "starts":  # random_walks: one walk per entry, or null for one from every vertex

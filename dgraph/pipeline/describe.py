@@ -58,6 +58,8 @@ def describe_plan(p, results):
             lines.append(f"    {i}. {s['name']:<{width}}  subgraph of {on}: {what}")
             continue
         opts = dict(s["options"])
+        if isinstance(opts.get("pairs"), list):  # a long list would flood the plan
+            opts["pairs"] = f"<{len(opts['pairs'])} pairs>"
         run_opts = {k: opts.pop(k) for k in ("executor", "exchange", "fanout", "transport") if k in opts}
         executor = run_opts.get("executor") or (("spmd" if p.cluster is not None else "local") if p.partition
                                                else "local")

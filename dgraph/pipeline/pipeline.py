@@ -156,6 +156,10 @@ class Pipeline:
         rel = checks.output_relpath(self._fail, path + ("to",), to)
         if format is not None:
             checks.check_choice(self._fail, path + ("format",), format, checks.OUTPUT_FORMATS)
+            if format == "graphalytics" and steps[step]["run"] in checks.PAIR_ALGORITHMS:
+                self._fail(path + ("format",), f"step {step!r} ({steps[step]['run']}) gives values per pair of "
+                                               f"vertices; a graphalytics file holds one per vertex: use csv, "
+                                               f"parquet or npz")
         elif rel.suffix.lower() not in (".csv", ".parquet", ".pq", ".npz"):
             self._fail(path + ("to",), "cannot tell the format from the file name; add format: "
                                        + " | ".join(checks.OUTPUT_FORMATS))

@@ -1,0 +1,179 @@
+"""CPU (numpy backend) kernels of the Jaccard coefficient, compiled with numba.
+
+The sequential twins of :mod:`dgraph.algorithms.jaccard.kernels` (the vectorized
+``kernels="generic"`` reference, which CuPy runs): the same rows in, the same
+integers out, so the same coefficients bit for bit.
+
+Rows are *simple rows* ``S(v)``: the distinct neighbors of ``v`` other than
+``v`` itself, sorted, in a CSR (``tptr``, ``tnbr``) over the rows of a table;
+``where[x]`` is the table row of vertex ``x`` (see :mod:`.program`).
+
+- :func:`pair_common`: per pair, ``|S(u) & S(v)|`` by a merge of the two
+  sorted rows (a binary search of the shorter row in the longer one when
+  their lengths differ by more than ``GALLOP`` times), and whether ``v`` is
+  in ``S(u)``;
+- :func:`two_hop_count` / :func:`two_hop_emit`: per row ``u``, the vertices
+  ``w > u`` at distance exactly two (reached through a neighbor, not
+  adjacent): how many, then which, with their coefficients.
+  Rows go to the threads round-robin (hubs spread), each thread with its own
+  stamp array of ``n`` int64 (and a count array of ``n`` int64 for emit).
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+from numba import prange
+
+from ...jit import jit as _jit
+from ...jit import pjit as _pjit
+
+#: a shorter row is searched in the longer one (not merged) past this length ratio
+GALLOP = 16
+
+
+def _pair_common(tptr, tnbr, ru, rv, v, common, adj):
+    """``common[i] = |S(ru[i]) & S(rv[i])|`` and ``adj[i] = 1`` when ``v[i]`` is in ``S(ru[i])``."""
+    for i in prange(ru.shape[0]):
+        a0 = tptr[ru[i]]
+        a1 = tptr[ru[i] + 1]
+        b0 = tptr[rv[i]]
+        b1 = tptr[rv[i] + 1]
+        k = a0 + np.searchsorted(tnbr[a0:a1], v[i])
+        adj[i] = 1 if k < a1 and tnbr[k] == v[i] else 0
+        la = a1 - a0
+        lb = b1 - b0
+        if la > lb:  # a is the shorter row
+            a0, a1, b0, b1 = b0, b1, a0, a1
+            la, lb = lb, la
+        c = 0
+        if la * GALLOP < lb:
+            lo = b0
+            for e in range(a0, a1):
+                x = tnbr[e]
+                lo = lo + np.searchsorted(tnbr[lo:b1], x)
+                if lo >= b1:
+                    break
+                if tnbr[lo] == x:
+                    c += 1
+        else:
+            e = a0
+            f = b0
+            while e < a1 and f < b1:
+                x = tnbr[e]
+                y = tnbr[f]
+                if x == y:
+                    c += 1
+                    e += 1
+                    f += 1
+                elif x < y:
+                    e += 1
+                else:
+                    f += 1
+        common[i] = c
+
+
+def _two_hop_count(tptr, tnbr, where, urows, ugid, stamp, counts):
+    """``counts[i]``: the vertices ``w > ugid[i]`` not adjacent to it and sharing a neighbor with it.
+
+    ``urows[i]``: the table row of vertex ``ugid[i]``; every neighbor ``x`` of it has its row at
+    ``where[x]``.  ``stamp``: (threads, n) int64 scratch filled with -1 (``2u`` marks a neighbor
+    of row ``u``, ``2u + 1`` a vertex counted for it)."""
+    T = stamp.shape[0]
+    m = urows.shape[0]
+    for t in prange(T):
+        st = stamp[t]
+        for i in range(t, m, T):
+            r = urows[i]
+            g = ugid[i]
+            near = 2 * g
+            seen = near + 1
+            a0 = tptr[r]
+            a1 = tptr[r + 1]
+            for e in range(a0, a1):
+                st[tnbr[e]] = near
+            k = 0
+            for e in range(a0, a1):
+                rx = where[tnbr[e]]
+                for f in range(tptr[rx], tptr[rx + 1]):
+                    w = tnbr[f]
+                    if w > g:
+                        s = st[w]
+                        if s != near and s != seen:
+                            st[w] = seen
+                            k += 1
+            counts[i] = k
+
+
+def _two_hop_emit(tptr, tnbr, where, urows, ugid, degree, offsets, stamp, cnt, out_v, out_p):
+    """The pairs :func:`two_hop_count` counts: row ``i``'s partners ``w`` (ascending) into
+    ``out_v[offsets[i]:offsets[i + 1]]`` and their coefficients into ``out_p``: ``c / (degree[u] +
+    degree[w] - c)``, ``c`` the number of common neighbors (``degree``: ``|N|`` of every vertex).
+
+    ``stamp`` as in :func:`two_hop_count`; ``cnt``: (threads, n) int64 scratch (any values)."""
+    T = stamp.shape[0]
+    m = urows.shape[0]
+    for t in prange(T):
+        st = stamp[t]
+        ct = cnt[t]
+        for i in range(t, m, T):
+            r = urows[i]
+            g = ugid[i]
+            near = 2 * g
+            seen = near + 1
+            a0 = tptr[r]
+            a1 = tptr[r + 1]
+            for e in range(a0, a1):
+                st[tnbr[e]] = near
+            o0 = offsets[i]
+            k = o0
+            for e in range(a0, a1):
+                rx = where[tnbr[e]]
+                for f in range(tptr[rx], tptr[rx + 1]):
+                    w = tnbr[f]
+                    if w > g:
+                        s = st[w]
+                        if s == seen:
+                            ct[w] += 1
+                        elif s != near:
+                            st[w] = seen
+                            ct[w] = 1
+                            out_v[k] = w
+                            k += 1
+            out_v[o0:k].sort()
+            dg = degree[g]
+            for j in range(o0, k):
+                w = out_v[j]
+                c = ct[w]
+                out_p[j] = np.float64(c) / np.float64(dg + degree[w] - c)
+
+
+#: the kernels over the CPU's threads, and the same code in one thread (work too small to wake them up)
+pair_common = _pjit(_pair_common)
+two_hop_count = _pjit(_two_hop_count)
+two_hop_emit = _pjit(_two_hop_emit)
+
+
+def _serial(fn):
+    """``fn`` again under its own name: numba's on-disk cache keys a function by its name and types,
+    not by ``parallel``, so the serial build must not share the threaded one's name."""
+    twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + "_serial", fn.__defaults__, fn.__closure__)
+    twin.__qualname__ = fn.__qualname__ + "_serial"
+    return _jit(twin)
+
+
+pair_common_serial = _serial(_pair_common)
+two_hop_count_serial = _serial(_two_hop_count)
+two_hop_emit_serial = _serial(_two_hop_emit)
+
+#: below this many arcs in the rows a call reads, the serial twin runs
+SERIAL_ARCS = 1 << 14
+
+
+def kernel(name, arcs):
+    """The threaded kernel ``name``, or its serial twin when the call reads fewer than SERIAL_ARCS arcs."""
+    return globals()[name + ("_serial" if arcs < SERIAL_ARCS else "")]
+
+
+__all__ = ["pair_common", "two_hop_count", "two_hop_emit", "kernel", "GALLOP", "SERIAL_ARCS"]
