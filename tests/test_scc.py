@@ -243,3 +243,110 @@ def test_cupy_partitioned_equals_numpy(backend):
             assert r.params["implementation"] == ("generic" if backend == "cupy" else
                                                    implementation("numpy", "fused", p == 1))
             np.testing.assert_array_equal(to_numpy(r.raw("component")), want, err_msg=f"{label}, p={p}")
+
+
+def test_cli_subcommand(capsys, tmp_path):
+    from dgraph.cli import main
+
+    out = tmp_path / "scc.csv"
+    rc = main(["scc", "--generate", "rmat:scale=7,seed=3", "--directed", "--partitions", "3", "--method", "hash",
+               "-o", str(out)])
+    stdout = capsys.readouterr().out
+    G = dgraph.generate("rmat", scale=7, seed=3, directed=True)
+    want = dgraph.scc(G).to_pandas()
+    count = want.component.nunique()
+    assert rc == 0 and f"scc {count} strongly connected components" in stdout and "3 partitions" in stdout
+    import pandas as pd
+
+    got = pd.read_csv(out)
+    np.testing.assert_array_equal(got.vertex, want.vertex)
+    np.testing.assert_array_equal(got.component, want.component)
+    assert count == len({frozenset(c) for c in nx.strongly_connected_components(G.to_networkx())})
+
+
+def test_pipeline_step(tmp_path):
+    G = dgraph.generate("rmat", scale=6, seed=5, directed=True)
+    p = dgraph.Pipeline(graph=G)
+    p.scc("strong", kernels="generic").output("strong", "strong.csv")
+    assert "scc(kernels='generic')" in p.plan()
+    out = p.run(results=tmp_path / "r")
+    np.testing.assert_array_equal(to_numpy(out["strong"].raw("component")), scipy_labels(G))
+    assert (tmp_path / "r" / "strong.csv").is_file() and (tmp_path / "r" / "plots" / "strong.png").is_file()
+    with pytest.raises(dgraph.PipelineError, match="kernels"):
+        dgraph.Pipeline(graph=G).scc("s", kernels="tarjan")
+
+
+# -- the NetworkX backend (cases from NetworkX's test_strongly_connected.py) ----------------------
+
+NX_CASES = [
+    (nx.DiGraph([(1, 2), (2, 3), (2, 8), (3, 4), (3, 7), (4, 5), (5, 3), (5, 6), (7, 4), (7, 6), (8, 1), (8, 7)]),
+     {frozenset([3, 4, 5, 7]), frozenset([1, 2, 8]), frozenset([6])}),
+    (nx.DiGraph([(1, 2), (1, 3), (1, 4), (4, 2), (3, 4), (2, 3)]), {frozenset([2, 3, 4]), frozenset([1])}),
+    (nx.DiGraph([(1, 2), (2, 3), (3, 2), (2, 1)]), {frozenset([1, 2, 3])}),
+    (nx.DiGraph({0: [1], 1: [2, 3], 2: [4, 5], 3: [4, 5], 4: [6], 5: [], 6: []}), {frozenset([v]) for v in range(7)}),
+    (nx.DiGraph({0: [1], 1: [2, 3, 4], 2: [0, 3], 3: [4], 4: [3]}), {frozenset([0, 1, 2]), frozenset([3, 4])}),
+]
+
+
+def _nx_random(seed):
+    import random
+
+    r = random.Random(seed)
+    n = r.randint(0, 40)
+    G = nx.gnp_random_graph(n, r.choice([0.03, 0.06, 0.1, 0.2]), seed=seed, directed=True)
+    if n and r.random() < 0.5:
+        G.add_edges_from((v, v) for v in r.sample(range(n), min(3, n)))
+    if r.random() < 0.3:
+        G = nx.relabel_nodes(G, {v: f"v{v}" for v in G})
+    nodes, edges = list(G), list(G.edges())
+    r.shuffle(nodes)   # NetworkX's order follows the node and neighbor insertion order
+    r.shuffle(edges)
+    H = nx.MultiDiGraph() if r.random() < 0.2 else nx.DiGraph()
+    H.add_nodes_from(nodes)
+    H.add_edges_from(edges + edges[:3])
+    return H
+
+
+@pytest.fixture
+def nx_dgraph(monkeypatch):
+    """NetworkX with the dgraph backend; counts the solver's calls (proof that dispatch reached dgraph)."""
+    if "dgraph" not in nx.utils.backends.backends:
+        pytest.skip("the dgraph NetworkX backend is not installed (pip install -e .)")
+    monkeypatch.setattr(nx.config, "warnings_to_ignore", {"cache"})
+    from dgraph.algorithms.scc import cpu
+
+    calls = []
+    real = cpu.tarjan_labels
+    monkeypatch.setattr(cpu, "tarjan_labels", lambda *a: calls.append(1) or real(*a))
+    return calls
+
+
+def test_networkx_backend_cases(nx_dgraph):
+    for G, C in NX_CASES:
+        got = nx.strongly_connected_components(G, backend="dgraph")
+        assert not isinstance(got, (list, set))          # a generator, as in NetworkX
+        got = list(got)
+        assert {frozenset(c) for c in got} == C and all(type(c) is set for c in got)
+        assert got == list(nx.strongly_connected_components(G))
+        assert nx.number_strongly_connected_components(G, backend="dgraph") == len(C)
+    assert len(nx_dgraph) == 2 * len(NX_CASES)
+    assert list(nx.strongly_connected_components(nx.DiGraph(), backend="dgraph")) == []
+    assert nx.number_strongly_connected_components(nx.DiGraph(), backend="dgraph") == 0
+    single = nx.DiGraph()
+    single.add_node("only")
+    assert list(nx.strongly_connected_components(single, backend="dgraph")) == [{"only"}]
+    for f in (nx.strongly_connected_components, nx.number_strongly_connected_components):
+        with pytest.raises(nx.NetworkXNotImplemented):
+            f(nx.Graph([(1, 2)]), backend="dgraph")
+    from dgraph.nx_backend import interface
+
+    assert interface.BackendInterface.can_run("strongly_connected_components", (NX_CASES[0][0],), {}) is True
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_networkx_backend_random(nx_dgraph, seed):
+    G = _nx_random(seed)
+    got = list(nx.strongly_connected_components(G, backend="dgraph"))
+    assert got == list(nx.strongly_connected_components(G))   # the same sets in the same order
+    assert nx.number_strongly_connected_components(G, backend="dgraph") == len(got)
+    assert nx_dgraph

@@ -21,7 +21,8 @@ import re
 from pathlib import Path, PurePosixPath
 
 #: the algorithms a step can run (dgraph function names) and their aliases
-ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching")
+ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching",
+              "scc")
 SUBGRAPH = "subgraph"
 SUBGRAPH_KEYS = ("largest_component_of", "reachable_from", "vertices")
 #: which step kinds each subgraph selector reads

@@ -18,9 +18,14 @@ from ...jit import jit as _jit
 
 
 @_jit
-def tarjan_labels(indptr, indices, label):
+def tarjan_labels(indptr, indices, label, emitted):
     """Strongly connected components of the CSR (``indptr``, ``indices``) over vertices ``0..n-1``:
     ``label[v]`` = the smallest vertex of ``v``'s component.  Returns the number of components.
+
+    ``emitted``: empty, or room for ``n``: then ``emitted[k]`` is the label of the ``k``-th
+    component completed.  The search starts from vertices ``0, 1, ...`` and takes each vertex's
+    arcs in CSR order, as NetworkX's ``strongly_connected_components`` does over its nodes and
+    adjacency, so on NetworkX's adjacency this is the order NetworkX yields the components in.
 
     Tarjan's algorithm, depth first with an explicit stack of (vertex, next arc): a vertex's
     ``low`` is the smallest preorder number reachable through its subtree and one arc back to a
@@ -80,6 +85,8 @@ def tarjan_labels(indptr, indices, label):
                 for i in range(k, sp):
                     label[stack[i]] = smallest
                 sp = k
+                if emitted.shape[0] > 0:
+                    emitted[components] = smallest
                 components += 1
             if top > 0:
                 u = call_v[top - 1]

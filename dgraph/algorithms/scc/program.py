@@ -135,7 +135,7 @@ class SCC(Program):
         if st.phase == "tarjan":
             from . import cpu  # noqa: PLC0415
 
-            st.components = int(cpu.tarjan_labels(shard.indptr, shard.indices, st.label))
+            st.components = int(cpu.tarjan_labels(shard.indptr, shard.indices, st.label, empty))
             return Contribution({"a": empty, "b": empty}, {"edges": shard.num_arcs})
         step = {"init": k.owned_counts, "trim": k.decrements, "color": k.color_step, "back": k.back_step}
         a, b, arcs = step[st.phase](shard, st)
