@@ -206,6 +206,23 @@ def test_trimming_and_stats():
     assert r.stats["components"].iloc[-1] == 1 and r.stats["phase"].iloc[0] == "tarjan"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3))
+def test_bigger_graphs_every_partition_count(backend, seed):
+    """R-MAT (one big component, many trimmed vertices) and a sparse uniform graph (many small
+    components), 1-4 partitions, both kernels, against scipy."""
+    graphs = [dgraph.generate("rmat", scale=11, seed=seed, directed=True),
+              dgraph.generate("uniform", num_vertices=3000, num_edges=4500, seed=seed, directed=True)]
+    for G in graphs:
+        want = scipy_labels(G)
+        for p in (1, 2, 3, 4):
+            T = G.to(backend) if p == 1 else G.partition(p, method=("range", "hash")[p % 2], client=False,
+                                                         backend=backend)
+            for kernels in ("fused", "generic"):
+                got = to_numpy(dgraph.scc(T, kernels=kernels).raw("component"))
+                np.testing.assert_array_equal(got, want, err_msg=f"{G.name} p={p} {kernels}")
+
+
 def test_tarjan_deep_graph():
     """A path of 200,000 vertices inside one cycle: the explicit stack never recurses."""
     n = 200_000

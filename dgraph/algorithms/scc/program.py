@@ -56,7 +56,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...backend import to_backend
-from ...backend.primitives import scatter_add
+from ...backend.primitives import scatter_min
 from ...engine.program import Contribution, Program
 from . import kernels as vec
 
@@ -163,21 +163,15 @@ class SCC(Program):
                             if shard.directed else st.in_count)
             trimmed = self._trim(xp, st, xp.flatnonzero((st.in_count == 0) | (st.out_count == 0)))
         elif phase == "trim":
-            to_in = _concat(xp, [c.arrays["a"] for c in contributions], st.label.dtype)
-            scatter_add(st.in_count, to_in, xp.full(len(to_in), -1, dtype=np.int64))
-            if shard.directed:
-                to_out = _concat(xp, [c.arrays["b"] for c in contributions], st.label.dtype)
-                scatter_add(st.out_count, to_out, xp.full(len(to_out), -1, dtype=np.int64))
-                touched = xp.unique(xp.concatenate([to_in, to_out]))
-            else:  # one counter: in_count is out_count
-                touched = xp.unique(to_in)
+            touched = _lower(xp, st.in_count, _concat(xp, [c.arrays["a"] for c in contributions], st.label.dtype))
+            if shard.directed:  # (undirected: one counter, in_count is out_count)
+                more = _lower(xp, st.out_count, _concat(xp, [c.arrays["b"] for c in contributions], st.label.dtype))
+                touched = xp.unique(xp.concatenate([touched, more]))
             zero = (st.label[touched] < 0) & ((st.in_count[touched] == 0) | (st.out_count[touched] == 0))
             trimmed = self._trim(xp, st, touched[zero])
         elif phase == "color":
             ids = _concat(xp, [c.arrays["a"] for c in contributions], st.label.dtype)
             vals = _concat(xp, [c.arrays["b"] for c in contributions], st.label.dtype)
-            from ...backend.primitives import scatter_min  # noqa: PLC0415
-
             scatter_min(st.color, ids, vals)     # every offer is below the color it replaces
             st.frontier = xp.unique(ids)
         else:  # back
@@ -229,6 +223,14 @@ class SCC(Program):
 
     def finish(self, shard, st):
         return {"component": st.label}
+
+
+def _lower(xp, count, ids):
+    """``count[v] -= (copies of v in ids)``; returns the distinct ids.  Sort-based, not an
+    ``add.at``: CuPy's scatter-add has no int64 atomic."""
+    ids, copies = xp.unique(ids, return_counts=True)
+    count[ids] -= copies
+    return ids
 
 
 def _concat(xp, arrays, dtype):
