@@ -33,6 +33,7 @@ _LAZY = {
     "pagerank": ("dgraph.algorithms.pagerank", "pagerank"),
     "wcc": ("dgraph.algorithms.wcc", "wcc"),
     "cc": ("dgraph.algorithms.wcc", "wcc"),
+    "scc": ("dgraph.algorithms.scc", "scc"),
     "cdlp": ("dgraph.algorithms.cdlp", "cdlp"),
     "sssp": ("dgraph.algorithms.sssp", "sssp"),
     "bc": ("dgraph.algorithms.bc", "bc"),

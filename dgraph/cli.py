@@ -41,6 +41,7 @@ ALGORITHMS = {
                            ("--iterations", dict(type=int, help="a fixed count (default: until --tol)")),
                            ("--tol", dict(type=float, help="L1 change per vertex to stop at (default 1e-6)"))]},
     "wcc": {"help": "weakly connected components (label: the smallest vertex id)", "options": [], "flags": []},
+    "scc": {"help": "strongly connected components (label: the smallest vertex id)", "options": [], "flags": []},
     "cdlp": {"help": "community detection by label propagation (LDBC semantics)", "options": ["iterations"],
              "flags": [("--iterations", dict(type=int, default=10))]},
     "lcc": {"help": "local clustering coefficient (LDBC semantics)", "options": [], "flags": []},
@@ -174,6 +175,8 @@ def _summary(name, r, G, args):
         what = f"top vertex {cols['vertex'][top]} ({cols['pagerank'][top]:.6g})" if n else "empty graph"
     elif name == "wcc":
         what = plural(len(np.unique(cols["component"])), "component")
+    elif name == "scc":
+        what = plural(len(np.unique(cols["component"])), "strongly connected component")
     elif name == "cdlp":
         what = plural(len(np.unique(cols["label"])), "community", "communities")
     elif name == "lcc":

@@ -29,6 +29,8 @@ ALGORITHMS = {
     "pagerank": lambda T, G, **k: dgraph.pagerank(T, iterations=12, **k),
     "wcc-fused": lambda T, G, **k: dgraph.wcc(T, kernels="fused", **k),
     "wcc-generic": lambda T, G, **k: dgraph.wcc(T, kernels="generic", **k),
+    "scc-fused": lambda T, G, **k: dgraph.scc(T, kernels="fused", **k),
+    "scc-generic": lambda T, G, **k: dgraph.scc(T, kernels="generic", **k),
     "cdlp": lambda T, G, **k: dgraph.cdlp(T, iterations=6, **k),
     "lcc": lambda T, G, **k: dgraph.lcc(T, **k),
     "triangles": lambda T, G, **k: dgraph.triangle_count(T, **k),

@@ -100,6 +100,13 @@ def ref_wcc(G, s):
     return {"component": smallest[lab]}
 
 
+def ref_scc(G, s):
+    _, lab = cg.connected_components(G.to_scipy(), directed=True, connection="strong")
+    smallest = np.full(lab.max() + 1, G.num_vertices)
+    np.minimum.at(smallest, lab, np.arange(G.num_vertices))
+    return {"component": smallest[lab]}
+
+
 def ref_cdlp(G, s):
     u, v, _ = _edges(G)
     labels = ldbc_cdlp(list(range(G.num_vertices)), u.tolist(), v.tolist(), directed=G.directed, iterations=4)
@@ -150,6 +157,7 @@ ALGORITHMS = {
     "pagerank": (lambda G, s, **kw: dgraph.pagerank(G, iterations=300, **kw), ref_pagerank, False, False, False,
                  False),
     "wcc": (lambda G, s, **kw: dgraph.wcc(G, **kw), ref_wcc, True, False, False, True),
+    "scc": (lambda G, s, **kw: dgraph.scc(G, **kw), ref_scc, True, False, False, True),
     "cdlp": (lambda G, s, **kw: dgraph.cdlp(G, iterations=4, **kw), ref_cdlp, True, False, False, True),
     "lcc": (lambda G, s, **kw: dgraph.lcc(G, **kw), ref_lcc, False, False, False, False),
     "triangle_count": (lambda G, s, **kw: dgraph.triangle_count(G, **kw), ref_triangles, True, False, True, False),

@@ -28,6 +28,7 @@ EXACT = {
     "bfs": (lambda G, s: dgraph.bfs(G, s), ("depth", "parent")),
     "sssp": (lambda G, s: dgraph.sssp(G, s), ("distance", "parent")),
     "wcc": (lambda G, s: dgraph.wcc(G), ("component",)),
+    "scc": (lambda G, s: dgraph.scc(G), ("component",)),
     "cdlp": (lambda G, s: dgraph.cdlp(G, iterations=5), ("label",)),
     "lcc": (lambda G, s: dgraph.lcc(G), ("lcc",)),
     "triangle_count": (lambda G, s: dgraph.triangle_count(G), ("triangles",)),

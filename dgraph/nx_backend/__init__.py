@@ -31,6 +31,9 @@ FUNCTIONS = {
                 "Not supported (falls back): nstart, dangling, edge weights other than 1, multigraphs.",
     "connected_components": "Runs on dgraph.wcc.",
     "weakly_connected_components": "Runs on dgraph.wcc.",
+    "strongly_connected_components": "Runs dgraph.scc's compiled Tarjan solver over NetworkX's adjacency: the "
+                                     "same sets in NetworkX's order.",
+    "number_strongly_connected_components": "Runs dgraph.scc's compiled Tarjan solver.",
     "betweenness_centrality": "Runs on dgraph.bc (k samples the sources exactly as NetworkX does). "
                               "Not supported (falls back): weight.",
     "triangles": "Runs on dgraph.triangle_count. Not supported (falls back): nodes= on a multigraph.",

@@ -545,6 +545,20 @@ class BackendInterface:
             raise nx.NetworkXNotImplemented("not implemented for undirected type")
         return _components(G)
 
+    @staticmethod
+    def strongly_connected_components(G):
+        """nx.strongly_connected_components: a generator of sets, in NetworkX's order."""
+        if not G.directed:
+            raise nx.NetworkXNotImplemented("not implemented for undirected type")
+        return _strong_components(G)
+
+    @staticmethod
+    def number_strongly_connected_components(G):
+        """nx.number_strongly_connected_components: an int."""
+        if not G.directed:
+            raise nx.NetworkXNotImplemented("not implemented for undirected type")
+        return _tarjan(G, want_order=False)[1]
+
     # -- centrality ------------------------------------------------------------------------------
     @staticmethod
     def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
@@ -690,6 +704,33 @@ def _bfs_edges(G, source, depth_limit):
             yield nodes[p], nodes[c]
 
 
+def _tarjan(G, want_order=True):
+    """``(labels, count, emitted)`` of the strongly connected components: dgraph.scc's one-shard
+    solver (:func:`dgraph.algorithms.scc.cpu.tarjan_labels`) over NetworkX's own adjacency, nodes
+    in G's order and neighbors in NetworkX's order, so ``emitted`` (each component's label, in the
+    order they complete) is the order NetworkX yields them in."""
+    from ..algorithms.scc import cpu  # noqa: PLC0415
+
+    n = G.n
+    label = np.empty(n, dtype=np.int64)
+    emitted = np.empty(n if want_order else 0, dtype=np.int64)
+    count = int(cpu.tarjan_labels(G.indptr, G.indices.astype(np.int64, copy=False), label, emitted))
+    return label, count, emitted[:count]
+
+
+def _strong_components(G):
+    if G.n == 0:
+        return
+    label, _, emitted = _tarjan(G)
+    order = np.argsort(label, kind="stable")
+    cuts = np.flatnonzero(np.diff(label[order])) + 1
+    groups = np.split(order, cuts)                 # by label, ascending: group i has label firsts[i]
+    firsts = label[order[np.concatenate([[0], cuts])]]
+    nodes = G.nodes
+    for i in np.searchsorted(firsts, emitted).tolist():
+        yield {nodes[v] for v in groups[i].tolist()}
+
+
 def _components(G):
     n = G.n
     if n == 0:
@@ -711,6 +752,8 @@ _CAN_RUN = {
     "pagerank": _can_pagerank,
     "connected_components": _can_components,
     "weakly_connected_components": _can_components,
+    "strongly_connected_components": _can_components,
+    "number_strongly_connected_components": _can_components,
     "betweenness_centrality": _can_betweenness_centrality,
     "triangles": _can_triangles,
     "core_number": _can_core_number,

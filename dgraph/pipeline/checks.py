@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 #: the algorithms a step can run (dgraph function names) and their aliases
 ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching",
-              "core_number", "random_walks", "jaccard")
+              "core_number", "random_walks", "jaccard", "scc")
 #: steps whose result is per pair of vertices (written as u, v, value), not per vertex
 PAIR_ALGORITHMS = ("jaccard",)
 SUBGRAPH = "subgraph"
