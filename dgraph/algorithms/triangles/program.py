@@ -124,34 +124,59 @@ class TriangleProgram(Program):
 
     # -- superstep 0, local part: the owned rows, symmetrized ------------------------------
     def init(self, shard):
-        if self.implementation == "cpu-numba-oriented" and shard.n > 0:
+        if self.implementation in ("cpu-numba-oriented", "gpu-oriented") and shard.n > 0:
             return {"fast": True}  # built by run_steps, or by superstep 0 if it is cut short
         return self._build(shard)
 
     def run_steps(self, shard, st, ctx, limit):
-        """All three supersteps at once on one whole undirected shard (numpy): the simple rows, the
-        (degree, id) orientation and the count in numba kernels over the CPU's threads; the per-vertex
-        counts are the same integers and the reports the same numbers as the three supersteps give."""
+        """All three supersteps at once on one whole shard: on numpy (undirected) the simple rows, the
+        (degree, id) orientation and the count in numba kernels over the CPU's threads; on CuPy
+        (``"gpu-oriented"``) in the CUDA kernels of :mod:`.gpu`.  The per-vertex counts are the same
+        integers and the reports the same numbers as the three supersteps give."""
         import time  # noqa: PLC0415
 
         if not st.get("fast") or ctx.step != 0 or limit < 3:
             return None
-        from ...jit import num_threads  # noqa: PLC0415
-        from . import cpu as cpu_triangles  # noqa: PLC0415
-
         t0 = time.perf_counter()
-        tri, deg, arcs, oriented, checks = cpu_triangles.undirected_counts(shard.indptr, shard.indices,
-                                                                          num_threads())
-        st.clear()
-        st.update({"tri": tri, "degree": deg, "mult": None})
-        if self.lcc:  # the values too, over the threads (finish's numpy steps, the same bits)
-            st["lcc"] = np.empty(len(tri), dtype=np.float64)
-            cpu_triangles.lcc_values(tri, deg, st["lcc"])
+        if self.implementation == "gpu-oriented":
+            tri, deg, arcs, oriented, checks = self._gpu_counts(shard, st)
+        else:
+            from ...jit import num_threads  # noqa: PLC0415
+            from . import cpu as cpu_triangles  # noqa: PLC0415
+
+            tri, deg, arcs, oriented, checks = cpu_triangles.undirected_counts(shard.indptr, shard.indices,
+                                                                              num_threads())
+            st.clear()
+            st.update({"tri": tri, "degree": deg, "mult": None})
+            if self.lcc:  # the values too, over the threads (finish's numpy steps, the same bits)
+                st["lcc"] = np.empty(len(tri), dtype=np.float64)
+                cpu_triangles.lcc_values(tri, deg, st["lcc"])
         seconds = time.perf_counter() - t0
         return [({"phase": PHASES[0], "edges": arcs // 2}, 0.0),
                 ({"phase": PHASES[1], "oriented": oriented}, 0.0),
                 ({"phase": PHASES[2], "total": int(tri.sum()) // 3, "checks": checks, "replica_arcs": oriented},
                  seconds)]
+
+    def _gpu_counts(self, shard, st):
+        """The one-shard CuPy count (:func:`.gpu.counts`) into ``st``; -> (tri, degree, arcs, edges, checks).
+
+        An undirected shard's CSR is already the symmetric rows; a directed one's simple symmetric
+        rows (with, for LCC, the 1-or-2 arcs of each pair) are built as superstep 0 builds them."""
+        from . import gpu as gpu_triangles  # noqa: PLC0415
+
+        xp = shard.xp
+        if shard.directed:
+            b = self._build(shard)
+            indptr = xp.zeros(shard.n + 1, dtype=np.int64)
+            xp.cumsum(b["degree"], out=indptr[1:])
+            indices, mult = b["nbr"].astype(shard.indices.dtype), b["mult"]
+            del b
+        else:
+            indptr, indices, mult = shard.indptr, shard.indices, None
+        tri, two, deg, arcs, edges, checks = gpu_triangles.counts(indptr, indices, mult)
+        st.clear()
+        st.update({"tri": tri, "two": two, "degree": deg, "mult": mult})
+        return tri, deg, arcs, edges, checks
 
     def _build(self, shard):
         xp = shard.xp
