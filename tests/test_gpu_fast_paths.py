@@ -2,7 +2,8 @@
 
 - triangle count and LCC, ``"gpu-oriented"`` (algorithms/triangles/gpu.py + triangles.cu): the
   counts of ``nx.triangles`` and the numpy path's LCC bits, directed LCC included, every bucket
-  of the count (a warp's table, a block's table, binary search) and int64 vertex ids;
+  of the count (a warp's table, a block's table, binary search) and int64 vertex ids; and the
+  partitioned count superstep, ``"gpu-fused"``;
 - BC, ``"gpu-brandes"`` (algorithms/bc/gpu.py + bc.cu): NetworkX's values and the numpy path's
   superstep records, the same bits for every batch size and run, hubs cut into many segments;
 - CDLP, ``"gpu-fused+steps"`` and ``"gpu-fused"`` (algorithms/cdlp/gpu.py + cdlp.cu): the numpy
@@ -123,11 +124,24 @@ def test_count_kernels_on_int64_ids():
             np.testing.assert_array_equal(to_numpy(b[1]), expect)
 
 
-def test_partitioned_cupy_keeps_the_generic_count():
-    G = dgraph.generate("rmat", scale=8, seed=2)
-    r = dgraph.triangle_count(G.partition(2, client=False, backend="cupy"))
-    assert r.params["implementation"] == "generic"
-    np.testing.assert_array_equal(to_numpy(r.raw("triangles")), _nx_triangles(G))
+def test_partitioned_count_superstep_on_the_gpu():
+    """Partitioned CuPy graphs count in count_rows ('gpu-fused'): the generic count's hits, checks and
+    ghost rows, range and hash, 2-4 shards, directed LCC included."""
+    checked = 0
+    graphs = [g for g in _graphs(60, seed=37) if g[1].num_vertices >= 4][::2] + list(_rmats())[:4]
+    for i, (label, G) in enumerate(graphs):
+        for p in (2, 3, 4):
+            PG = G.partition(p, method=("range", "hash")[(i + p) % 2], client=False, backend="cupy")
+            r = dgraph.triangle_count(PG)
+            assert r.params["implementation"] == "gpu-fused"
+            np.testing.assert_array_equal(to_numpy(r.raw("triangles")), _nx_triangles(G), err_msg=f"{label} p={p}")
+            g = dgraph.triangle_count(PG, kernels="generic")
+            for col in ("checks", "replica_arcs", "total"):
+                assert r.stats[col].dropna().tolist() == g.stats[col].dropna().tolist(), (label, col)
+            np.testing.assert_array_equal(to_numpy(dgraph.lcc(PG).raw("lcc")), dgraph.lcc(G).raw("lcc"),
+                                          err_msg=f"{label} p={p}")
+            checked += 1
+    assert checked >= 60
 
 
 # -- betweenness -------------------------------------------------------------------------------------

@@ -43,8 +43,7 @@ def lcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, tr
     G : Graph or PartitionedGraph
     kernels : {'fused', 'generic'}, optional
         'fused' (numba kernels count on the numpy backend, CUDA kernels on
-        one whole CuPy shard; partitioned CuPy graphs run the vectorized
-        count) or 'generic' (the vectorized count everywhere, the
+        CuPy) or 'generic' (the vectorized count everywhere, the
         reference).  Same bits either way.
     backend, executor, exchange, fanout, transport, on_step, progress
         As in :func:`dgraph.bfs`.

@@ -36,6 +36,9 @@ Hub pivots (large ``N-(w)``) are cut into slices of :data:`WARP_SLICE` or
 counts are integers, added with atomics in any order: the same numbers as the
 numpy path, every run.
 
+:func:`count_rows` is the partitioned Program's count superstep on a CuPy shard
+(``"gpu-fused"``): its own checks, the vectorized count's, without expanding them.
+
 Nothing here imports CuPy: the arrays' own module does the array work (the
 kernels run on CuPy arrays only).
 """
@@ -190,6 +193,34 @@ def count(o):
     return tri.view(np.int64), None if two is None else two.view(np.int64)
 
 
+#: owned rows' neighbours one warp takes in the partitioned count (count_rows)
+ROW_SLICE = 256
+
+
+def count_rows(pindptr, pnbr, gindptr, gnbr, gmult, tri, two):
+    """The partitioned Program's count superstep on a CuPy shard (``"gpu-fused"``): the edges among
+    the neighbours of every owned row, added to ``tri`` (and those with ``gmult == 2`` to ``two``).
+
+    ``pindptr``/``pnbr``: the owned rows (sorted global ids, int64); ``gindptr``/``gnbr``/``gmult``:
+    the ghost table (CSR over global ids of the oriented rows, int64; int8 or None).  A warp takes a
+    row and a slice of :data:`ROW_SLICE` of its neighbours u, and binary-searches every w of every
+    ghost row ``N+(u)`` in the row: the checks of the vectorized count, the same hits, no expansion.
+    """
+    xp = array_module(pnbr)
+    rows = len(pindptr) - 1
+    if rows <= 0 or len(pnbr) == 0 or len(gnbr) == 0:
+        return
+    deg = pindptr[1:] - pindptr[:-1]
+    uscan = xp.cumsum((deg + (ROW_SLICE - 1)) // ROW_SLICE)
+    units = int(uscan[-1])
+    if units == 0:
+        return
+    function(_SOURCE, "count_rows")(
+        (-(-units * 32 // BLOCK),), (BLOCK,),
+        (pindptr, pnbr, gindptr, gnbr, np.uint64(0) if gmult is None else gmult, uscan, np.int64(rows),
+         np.int64(units), np.int64(ROW_SLICE), tri.view(np.uint64), two.view(np.uint64)))
+
+
 def counts(indptr, indices, mult=None):
     """Triangle counts of a symmetric CSR on the GPU, and the TriangleProgram's statistics.
 
@@ -205,5 +236,5 @@ def counts(indptr, indices, mult=None):
     return tri, two, o.deg, o.arcs, o.edges, checks
 
 
-__all__ = ["oriented", "plan", "count", "counts", "table_bytes", "WARP_MAX", "WARP_SLOTS", "WARP_SLICE",
+__all__ = ["oriented", "plan", "count", "counts", "count_rows", "table_bytes", "WARP_MAX", "WARP_SLOTS", "WARP_SLICE",
            "BLOCK_SLICE", "TABLE_BYTES"]

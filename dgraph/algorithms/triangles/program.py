@@ -35,6 +35,11 @@ The Program runs three supersteps on any number of shards:
    ``N+(u)`` against it -- the same checks and the same hits, so the same
    integer counts (the directed-LCC 1-or-2 arc multiplicities included).
 
+On CuPy ``kernels="fused"`` runs the counting superstep in the CUDA kernel
+:func:`dgraph.algorithms.triangles.gpu.count_rows` ('gpu-fused'): a warp per
+owned row and slice of its neighbours, binary searches of the row for every
+``w`` of every ``N+(u)``: the same checks and hits.
+
 One whole undirected shard on numpy (the local executor, one partition)
 runs the three supersteps in one call instead (``run_steps``,
 :func:`dgraph.algorithms.triangles.cpu.undirected_counts`): the simple rows and
@@ -42,7 +47,10 @@ the (degree, id) orientation are built in the CSR's own slots, and each
 triangle is found once, from its lowest-ranked corner (stamp ``N+(u)``, walk
 ``N+(w)`` for every ``w`` in it), over the CPU's threads with a count array
 per thread; the per-vertex counts are the same integers and the three
-reports the same numbers (``checks`` is computed as ``sum d * d+``).
+reports the same numbers (``checks`` is computed as ``sum d * d+``).  One
+whole CuPy shard, directed or not, does the same in CUDA ('gpu-oriented',
+:mod:`dgraph.algorithms.triangles.gpu`): oriented rows, and each triangle
+found once, at its middle corner, by hashed look-ups.
 
 Work: ``sum over u of d(u) * d+(u)`` checks over all shards, and the
 (degree, id) orientation keeps ``d+(u) <= sqrt(2 E)``, so it is
@@ -118,7 +126,8 @@ class TriangleProgram(Program):
 
     def __init__(self, lcc=False, implementation="generic"):
         self.lcc = bool(lcc)
-        #: "cpu-numba-oriented", "cpu-numba" or "generic": see dgraph.algorithms.triangles.implementation
+        #: "gpu-oriented", "gpu-fused", "cpu-numba-oriented", "cpu-numba" or "generic": see
+        #: dgraph.algorithms.triangles.implementation
         self.implementation = implementation
         self.name = "lcc" if self.lcc else "triangles"
 
@@ -302,7 +311,15 @@ class TriangleProgram(Program):
         gindptr, gnbr, gmult = st["gindptr"], st["gnbr"], st["gmult"]
         tri, two = st["tri"], st["two"]
         checks = 0
-        if self.implementation != "generic":  # the numba kernel (numpy)
+        if self.implementation in ("gpu-fused", "gpu-oriented"):  # the CUDA kernel (CuPy)
+            if len(keys) and len(gnbr):
+                from . import gpu as gpu_triangles  # noqa: PLC0415
+
+                pindptr = xp.zeros(rows + 1, dtype=np.int64)
+                xp.cumsum(st["degree"], out=pindptr[1:])
+                checks = int((gindptr[pnbr + 1] - gindptr[pnbr]).sum())
+                gpu_triangles.count_rows(pindptr, pnbr, gindptr, gnbr, gmult, tri, two)
+        elif self.implementation != "generic":  # the numba kernel (numpy)
             if len(keys) and len(gnbr):
                 from . import cpu as cpu_triangles  # noqa: PLC0415
 

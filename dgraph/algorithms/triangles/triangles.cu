@@ -263,7 +263,81 @@ __device__ void count_pivots(const i64* __restrict__ pptr, const V* __restrict__
     }
 }
 
+// -- the partitioned Program's count superstep: a warp per owned row and slice of its neighbors ------
+
+// Unit `unit` (its row: the first r with uscan[r] > unit; slice k of the row's neighbors): for every
+// neighbor u of owned row r in the slice and every w of the ghost row N+(u), a hit when w is a
+// neighbor of r too (a binary search of r's sorted row): tri[r] += the hits, two[r] += those whose
+// ghost arc has gmult 2 (gmult null: none).  The (u, w) pairs of 32 u at a time are flattened over
+// the lanes, as count_pivots does.  Ids are global int64 (the Program's arrays).
+__device__ void tc_count_rows(const i64* __restrict__ pindptr, const i64* __restrict__ pnbr,
+                           const i64* __restrict__ gindptr, const i64* __restrict__ gnbr,
+                           const signed char* __restrict__ gmult, const i64* __restrict__ uscan, i64 nrows,
+                           i64 nunits, i64 slice, u64* tri, u64* two) {
+    __shared__ i64 s_off[TC_WARPS][32];
+    __shared__ i64 s_start[TC_WARPS][32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const i64 unit = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (unit >= nunits) return;  // the whole warp
+    i64 lo = 0, hi = nrows - 1;
+    while (lo < hi) {
+        const i64 mid = (lo + hi) >> 1;
+        if (uscan[mid] > unit) hi = mid; else lo = mid + 1;
+    }
+    const i64 r = lo, k = unit - (lo ? uscan[lo - 1] : 0);
+    const i64 pa = pindptr[r], dr = pindptr[r + 1] - pa;
+    const i64 ma = pa + k * slice, mb = min(ma + slice, pa + dr);
+    u64 hits = 0, twos = 0;
+    for (i64 b0 = ma; b0 < mb; b0 += 32) {  // warp-uniform bounds
+        const i64 i = b0 + lane;
+        i64 ga = 0, du = 0;
+        if (i < mb) {
+            const i64 u = pnbr[i];
+            ga = gindptr[u];
+            du = gindptr[u + 1] - ga;
+        }
+        i64 incl = du;
+        for (int o = 1; o < 32; o <<= 1) {
+            const i64 t = __shfl_up_sync(TC_FULL, incl, o);
+            if (lane >= o) incl += t;
+        }
+        const i64 total = __shfl_sync(TC_FULL, incl, 31);
+        s_off[warp][lane] = incl - du;
+        s_start[warp][lane] = ga;
+        __syncwarp();
+        int q = 0;
+        for (i64 t = lane; t < total; t += 32) {
+            while (q < 31 && s_off[warp][q + 1] <= t) ++q;
+            const i64 f = s_start[warp][q] + (t - s_off[warp][q]);
+            const i64 w = gnbr[f];
+            i64 a = 0, b = dr;  // the first position of r's row >= w
+            while (a < b) {
+                const i64 mid = (a + b) >> 1;
+                if (pnbr[pa + mid] < w) a = mid + 1; else b = mid;
+            }
+            if (a < dr && pnbr[pa + a] == w) {
+                ++hits;
+                if (gmult && gmult[f] == 2) ++twos;
+            }
+        }
+        __syncwarp();  // the batch's shared slots are free for the next one
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        hits += __shfl_down_sync(TC_FULL, hits, off);
+        twos += __shfl_down_sync(TC_FULL, twos, off);
+    }
+    if (lane == 0) {
+        if (hits) atomicAdd(tri + r, hits);
+        if (twos) atomicAdd(two + r, twos);
+    }
+}
+
 extern "C" {
+__global__ void count_rows(const i64* pindptr, const i64* pnbr, const i64* gindptr, const i64* gnbr,
+                           const signed char* gmult, const i64* uscan, i64 nrows, i64 nunits, i64 slice, u64* tri,
+                           u64* two) {
+    tc_count_rows(pindptr, pnbr, gindptr, gnbr, gmult, uscan, nrows, nunits, slice, tri, two);
+}
 __global__ void simple_arcs_i32(const i64* indptr, const int* indices, i64 nrows, unsigned char* valid) {
     simple_arcs<int>(indptr, indices, nrows, valid);
 }
