@@ -35,9 +35,9 @@ BEFORE = {
     ("dgraph.algorithms.wcc.gpu", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
     ("dgraph.algorithms.pagerank.gpu", "_SOURCE"): "f9ee385395f359d742603843b04672440bdce6eadb7f5f99112157df35645098",
     # issue 23 part 7, new kernels (no text before them): triangles/triangles.cu, bc/bc.cu, cdlp/cdlp.cu
-    ("dgraph.algorithms.triangles.gpu", "_SOURCE"): "55b7aa7ed68d9a396071bd4fd706cb33b603f2545166ec31bc9ece19e9ddc80e",
+    ("dgraph.algorithms.triangles.gpu", "_SOURCE"): "c8aa04876b1807f21e7681d860ff072da0561f9fd6c6b51bcc355b910723a10c",
     ("dgraph.algorithms.bc.gpu", "_SOURCE"): "b42619fe8d5a9ffdc7435c9ee80eef482a16a4d774b051c4dc6b3645df54a964",
-    ("dgraph.algorithms.cdlp.gpu", "_SOURCE"): "ddaae247daabc097a4c0f2ca85db87b2e75f5056948bc5daab7baa4944d134e4",
+    ("dgraph.algorithms.cdlp.gpu", "_SOURCE"): "e1b13d4d3ebac1b6d9e627ab32fb7ffe4ddf8f04dc4aad4b1db8037b61739f8f",
 }
 
 #: backend/gpu_kernels.py's assembled source while it still held BFS's visits (commit 1f07d4d)

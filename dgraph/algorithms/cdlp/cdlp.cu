@@ -96,7 +96,8 @@ __device__ __forceinline__ unsigned cd_hash(V y, unsigned mask) {
 }
 
 // Longer rows: a group of GW warps a row (GW == 1: a warp; GW == CD_WARPS: the block) counts the
-// labels' weights in a hash table: in shared memory (GLOBAL false: `slots` slots a group), or, for
+// labels' weights in a hash table: in shared memory (GLOBAL false: room for `slots` slots a group,
+// of which a row takes a power of two >= twice its entries), or, for
 // rows too long for it (GLOBAL true, a block a row), in global scratch at toff[gid] .. toff[gid + 1]
 // (keys gkeys, weights gcnt; a power of two >= twice the row's entries).  Then the group's best slot.
 template <typename V, int GW, bool GLOBAL>
@@ -127,12 +128,19 @@ __device__ void cd_table(const i64* __restrict__ indptr, const V* __restrict__ i
         keys = (V*)base;
         cnt = (unsigned*)(base + (i64)slots * sizeof(V));
     }
-    const unsigned mask = (unsigned)nslots - 1u;
     i64 r = 0, v = 0, k = 0;
     if (live) {
         r = bucket[gid];
         v = map_rows ? (i64)rows[r] : r + row_base;
         k = (indptr[r + 1] - indptr[r]) + (directed ? cindptr[r + 1] - cindptr[r] : 0);
+    }
+    if constexpr (!GLOBAL) {  // the row's own share of the table: a power of two >= 2 k (the same in the group)
+        i64 want = 1;
+        while (want < 2 * k) want <<= 1;
+        nslots = min(nslots, want);
+    }
+    const unsigned mask = (unsigned)nslots - 1u;
+    if (live) {
         for (i64 s = gt; s < nslots; s += gthreads) {
             keys[s] = (V)-1;
             cnt[s] = 0;

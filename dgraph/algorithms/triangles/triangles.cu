@@ -110,7 +110,8 @@ __device__ __forceinline__ void tc_group_sync() {
 // sum of the pivots' unit counts; the unit is slice k of N-(w), w = pivots[j]) by a group of GW warps
 // (GW == 1: a warp; GW == TC_WARPS: the block).  Every triangle u < w < y (rank order) is counted at
 // its middle corner w: u in N-(w), y in N+(u) and in N+(w).  N+(w) is put in a hash table in shared
-// memory (slots > 0: a power of two >= 2 |N+(w)|) or searched in its sorted row (slots == 0), and
+// memory (slots > 0: room for a power of two >= 2 |N+(w)|, of which the pivot takes the least such)
+// or searched in its sorted row (slots == 0), and
 // every y of every N+(u), u in the slice, is looked up: a warp's lanes take the (u, y) pairs of 32
 // u's at a time, flattened (each lane walks the 32 prefix sums to its u: a step or none a pair where
 // the work is, in long rows), so short and long rows keep the lanes alike busy.  Hits are added up in shared memory first (per u of the 32, per
@@ -145,12 +146,17 @@ __device__ void count_pivots(const i64* __restrict__ pptr, const V* __restrict__
     const i64 pa = pptr[w], dw = pptr[w + 1] - pa;
     const i64 ma = mptr[w] + k * slice, mb = min(ma + slice, mptr[w + 1]);
 
-    const unsigned mask = (unsigned)slots - 1u;
     unsigned char* base = tc_smem + (threadIdx.x / gthreads) * tc_table_bytes<V, MULT>(slots);
     V* keys = (V*)base;
     unsigned* cnt = (unsigned*)(base + (i64)slots * sizeof(V));
     unsigned* cnt2 = cnt + slots;                                    // MULT only
     signed char* tm = (signed char*)(cnt2 + slots);                  // MULT only
+    if (slots) {  // the pivot's own share of the room: a power of two >= 2 |N+(w)|
+        int want = 2;
+        while (want < 2 * dw) want <<= 1;
+        slots = min(slots, want);
+    }
+    const unsigned mask = (unsigned)slots - 1u;
     if (slots) {
         for (int s = gt; s < slots; s += gthreads) {
             keys[s] = (V)-1;
