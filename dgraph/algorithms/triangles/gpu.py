@@ -37,7 +37,7 @@ counts are integers, added with atomics in any order: the same numbers as the
 numpy path, every run.
 
 :func:`count_rows` is the partitioned Program's count superstep on a CuPy shard
-(``"gpu-fused"``): its own checks, the vectorized count's, without expanding them.
+(``"gpu-fused"``): the vectorized count's checks and hits, without expanding them.
 
 Nothing here imports CuPy: the arrays' own module does the array work (the
 kernels run on CuPy arrays only).
