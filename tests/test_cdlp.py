@@ -377,7 +377,8 @@ def test_one_function_chooses_the_implementation_and_the_result_records_it(monke
     from dgraph.engine.run import run_program
 
     table = {("numpy", "fused", True): "cpu-numba+steps", ("numpy", "fused", False): "cpu-numba",
-             ("numpy", "generic", True): "generic", ("cupy", "fused", True): "generic"}
+             ("numpy", "generic", True): "generic", ("cupy", "fused", True): "gpu-fused+steps",
+             ("cupy", "fused", False): "gpu-fused", ("cupy", "generic", True): "generic"}
     for args, name in table.items():
         assert implementation(*args) == name, args
     assert set(table.values()) == set(IMPLEMENTATIONS)

@@ -35,6 +35,10 @@ BEFORE = {
     ("dgraph.algorithms.bfs.union", "_SOURCE"): "d0ea4892bc8e2c0b403daea17f78e5135269c812b36e92faff9a6eb85c2bac04",
     ("dgraph.algorithms.wcc.gpu", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
     ("dgraph.algorithms.pagerank.gpu", "_SOURCE"): "f9ee385395f359d742603843b04672440bdce6eadb7f5f99112157df35645098",
+    # issue 23 part 7, new kernels (no text before them): triangles/triangles.cu, bc/bc.cu, cdlp/cdlp.cu
+    ("dgraph.algorithms.triangles.gpu", "_SOURCE"): "c8aa04876b1807f21e7681d860ff072da0561f9fd6c6b51bcc355b910723a10c",
+    ("dgraph.algorithms.bc.gpu", "_SOURCE"): "b42619fe8d5a9ffdc7435c9ee80eef482a16a4d774b051c4dc6b3645df54a964",
+    ("dgraph.algorithms.cdlp.gpu", "_SOURCE"): "e1b13d4d3ebac1b6d9e627ab32fb7ffe4ddf8f04dc4aad4b1db8037b61739f8f",
 }
 
 #: backend/gpu_kernels.py's assembled source while it still held BFS's visits (commit 1f07d4d)
@@ -126,7 +130,8 @@ def test_no_cupy_import():
     code = ("import sys, dgraph, dgraph.cuda, dgraph.backend.gpu_kernels, dgraph.algorithms.sssp.solver, "
             "dgraph.algorithms.sssp.gpu, dgraph.algorithms.bfs.solver, dgraph.algorithms.wcc.gpu, "
             "dgraph.algorithms.bfs.union, dgraph.algorithms.bfs.gpu, "
-            "dgraph.algorithms.pagerank.gpu, dgraph.emv.device; print('cupy' in sys.modules)")
+            "dgraph.algorithms.pagerank.gpu, dgraph.algorithms.triangles.gpu, dgraph.algorithms.bc.gpu, "
+            "dgraph.algorithms.cdlp.gpu, dgraph.emv.device; print('cupy' in sys.modules)")
     root = str(Path(dgraph.__file__).parents[1])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"})
@@ -146,3 +151,16 @@ def test_sssp_cuda_lives_in_its_package_files():
         text = source("dgraph.algorithms.sssp", name)
         assert "#include \"" not in text and text.count("void relax_dist(") == 1, name
         assert text.count("block_reserve(bool flag") == 1, name
+
+
+@pytest.mark.parametrize("package,name", [("triangles", "triangles.cu"), ("bc", "bc.cu"), ("cdlp", "cdlp.cu")])
+def test_issue23_kernels_live_in_their_package_files(package, name):
+    """The one-GPU kernels of issue 23 part 7: CUDA in <package>/<name>.cu, none in Python strings;
+    the assembled text has common.cuh once and no include left."""
+    root = Path(dgraph.__file__).parent / "algorithms" / package
+    for p in root.glob("*.py"):
+        assert "__global__" not in p.read_text() and "__device__" not in p.read_text(), p.name
+    raw = (root / name).read_text()
+    assert raw.startswith('#include "common.cuh"\n') and "block_reserve(bool" not in raw
+    text = source(f"dgraph.algorithms.{package}", name)
+    assert '#include "' not in text and text.count("block_reserve(bool flag") == 1

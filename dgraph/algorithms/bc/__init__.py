@@ -3,7 +3,8 @@
 - :func:`bc`: the public function (``dgraph.bc``, ``dgraph.betweenness_centrality``);
 - :func:`implementation`: which code runs, recorded in ``Result.params["implementation"]``;
 - :mod:`.program`: the BSP Program :class:`BC`, batched forward/backward supersteps (the reference);
-- :mod:`.cpu`: Brandes source by source in numba, one whole numpy shard at once (the same bits).
+- :mod:`.cpu`: Brandes source by source in numba, one whole numpy shard at once (the same bits);
+- :mod:`.gpu` + ``bc.cu``: Brandes a batch of sources at once in CUDA, one whole CuPy shard.
 """
 
 from __future__ import annotations
@@ -18,15 +19,23 @@ from .program import BATCH_KEYS, BC
 
 
 def implementation(backend, one_whole_shard):
-    """Which code computes betweenness: ``"cpu-numba"`` or ``"generic"``.
+    """Which code computes betweenness: ``"cpu-numba"``, ``"gpu-brandes"`` or ``"generic"``.
 
-    ``"cpu-numba"``: on one whole numpy shard run by the local executor
-    (:func:`dgraph.algorithms.choice.run_shape`), :meth:`BC.run_steps` runs every batch in
-    one call, Brandes source by source in numba (:mod:`.cpu`).  ``"generic"``: the batched
-    supersteps of :class:`BC` in numpy or CuPy array code, on any executor and partition
-    count.  Both give the same bits and the same superstep records.
+    On one whole shard run by the local executor (:func:`dgraph.algorithms.choice.run_shape`),
+    :meth:`BC.run_steps` runs every batch in one call: ``"cpu-numba"`` (numpy) Brandes source by
+    source in numba (:mod:`.cpu`), ``"gpu-brandes"`` (CuPy) a batch of sources at once in the CUDA
+    kernels of :mod:`.gpu` (a launch or three a level, no superstep's array code).  ``"generic"``:
+    the batched supersteps of :class:`BC` in numpy or CuPy array code, on any executor and partition
+    count.  ``"cpu-numba"`` gives the generic path's bits and superstep records; ``"gpu-brandes"``
+    the same records and values that agree to rounding (its dependency sums add a row in another
+    order), the same bits on every run and batch size.
+
+    >>> implementation("numpy", True), implementation("cupy", True), implementation("cupy", False)
+    ('cpu-numba', 'gpu-brandes', 'generic')
     """
-    return "cpu-numba" if backend == "numpy" and one_whole_shard else "generic"
+    if not one_whole_shard:
+        return "generic"
+    return "cpu-numba" if backend == "numpy" else "gpu-brandes"
 
 
 def _is_vertex_id(x):
@@ -129,9 +138,11 @@ def bc(G, sources=None, *, normalized=True, endpoints=False, backend=None, execu
       (Without endpoints that sampled estimate is ``n-1`` over ``len(S)``
       times it at the vertices outside ``S`` and over ``len(S) - 1`` inside.)
 
-    Every executor, partition count and batch size returns the same bits;
-    NetworkX sums in another order, so it agrees to rounding (the tests use
-    rtol 1e-9).
+    Every executor, partition count and batch size returns the same bits,
+    except one whole CuPy graph (``"gpu-brandes"``), whose dependency sums
+    add each row in another fixed order (the same bits every run, equal to
+    the others to rounding); NetworkX sums in another order too, so it
+    agrees to rounding (the tests use rtol 1e-9).
 
     Examples
     --------

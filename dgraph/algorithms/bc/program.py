@@ -46,7 +46,10 @@ One whole shard on numpy (the local executor, one partition:
 implementation ``"cpu-numba"``, see :func:`dgraph.algorithms.bc.implementation`) runs every
 batch in one call instead (``run_steps``): Brandes source by source in numba
 (:mod:`dgraph.algorithms.bc.cpu`), with the same sums in the same order, so the
-same bits, and the same superstep records.
+same bits, and the same superstep records.  One whole shard on CuPy
+(``"gpu-brandes"``) does the same with a batch of sources at once in CUDA
+(:mod:`dgraph.algorithms.bc.gpu`): the same records, and values equal to
+rounding (each dependency sum adds its row in a fixed order of its own).
 
 The scaling is NetworkX's (``networkx.algorithms.centrality.betweenness._rescale``
 without sampling): with ``N = n`` when ``endpoints`` else ``n - 1``, and
@@ -82,7 +85,8 @@ class BC(Program):
         self.sources = np.asarray(sources, dtype=np.int64)  # sorted, unique internal ids
         self.batch = max(1, int(batch))
         self.normalized, self.endpoints = bool(normalized), bool(endpoints)
-        #: "cpu-numba" (every batch in one run_steps call) or "generic" (the supersteps): see implementation()
+        #: "cpu-numba" / "gpu-brandes" (every batch in one run_steps call) or "generic" (the supersteps):
+        #: see implementation()
         self.implementation = implementation
 
     @property
@@ -98,7 +102,7 @@ class BC(Program):
         if not shard.contiguous:
             st.local_of = xp.full(shard.n, -1, dtype=np.int64)
             st.local_of[shard.rows] = xp.arange(len(shard.rows), dtype=np.int64)
-        st.fast = self.implementation == "cpu-numba" and shard.n > 0 and len(self.sources) > 0
+        st.fast = self.implementation in ("cpu-numba", "gpu-brandes") and shard.n > 0 and len(self.sources) > 0
         if st.fast:  # run_steps runs it all; the batch arrays are made only if it is not called
             st.batch, st.phase, st.level, st.srcs = 0, "forward", 0, self.sources[:self.batch]
             st.frontier, st.levels = st.srcs, [st.srcs]
@@ -108,35 +112,19 @@ class BC(Program):
         return st
 
     def run_steps(self, shard, st, ctx, limit):
-        """Every batch at once on one whole shard (numpy): Brandes source by source in numba
-        (:mod:`dgraph.algorithms.bc.cpu`), the same bits, and the superstep records the Program gives."""
+        """Every batch at once on one whole shard: Brandes source by source in numba on numpy
+        (:mod:`dgraph.algorithms.bc.cpu`, the same bits), a batch at a time in CUDA on CuPy
+        (:mod:`dgraph.algorithms.bc.gpu`); the superstep records the Program gives."""
         from ... import startup  # noqa: PLC0415
 
         if not st.fast or ctx.step != 0:
             return None
-        from . import cpu as cpu_bc  # noqa: PLC0415
-
-        n = shard.n
-        directed = bool(shard.directed)
-        if directed:
-            cindptr, cindices, _ = shard.csc(edge_ids=False)
-        else:
-            cindptr, cindices = shard.indptr[:1], shard.indices[:0]
-        sc = cpu_bc.Scratch(n, shard.indices.dtype)
+        run_batch = self._gpu_batches(shard) if self.implementation == "gpu-brandes" else self._cpu_batches(shard)
         out = []
         for k in range(self.num_batches):
             sw = startup.Stopwatch()
-            per = [cpu_bc.run_source(shard.indptr, shard.indices, cindptr, cindices, directed, int(s),
-                                     self.endpoints, st.bc, sc)
-                   for s in self.sources[k * self.batch:(k + 1) * self.batch]]
-            D = max(p[0] for p in per)
-            cnt = np.zeros(D + 1, dtype=np.int64)
-            oute = np.zeros(D + 1, dtype=np.int64)
-            ine = np.zeros(D + 1, dtype=np.int64)
-            for d, c, o, i in per:
-                cnt[:d + 1] += c
-                oute[:d + 1] += o
-                ine[:d + 1] += i
+            cnt, oute, ine = run_batch(self.sources[k * self.batch:(k + 1) * self.batch], st.bc)
+            D = len(cnt) - 1
             reps = [{"phase": "forward", "batch": k, "level": L, "frontier": int(cnt[L]),
                      "edges": int(oute[L] + ine[L]), "done": False} for L in range(D + 1)]
             reps += [{"phase": "backward", "batch": k, "level": L, "frontier": int(cnt[L]), "edges": int(oute[L]),
@@ -155,6 +143,41 @@ class BC(Program):
         st.fast = False
         st.phase, st.frontier, st.levels = "done", None, []
         return out
+
+    def _cpu_batches(self, shard):
+        """batch(sources, bc) -> per-level (vertices, out-arcs, in-arcs): Brandes source by source (numba)."""
+        from . import cpu as cpu_bc  # noqa: PLC0415
+
+        n = shard.n
+        directed = bool(shard.directed)
+        if directed:
+            cindptr, cindices, _ = shard.csc(edge_ids=False)
+        else:
+            cindptr, cindices = shard.indptr[:1], shard.indices[:0]
+        sc = cpu_bc.Scratch(n, shard.indices.dtype)
+
+        def batch(sources, bc):
+            per = [cpu_bc.run_source(shard.indptr, shard.indices, cindptr, cindices, directed, int(s),
+                                     self.endpoints, bc, sc) for s in sources]
+            D = max(p[0] for p in per)
+            cnt = np.zeros(D + 1, dtype=np.int64)
+            oute = np.zeros(D + 1, dtype=np.int64)
+            ine = np.zeros(D + 1, dtype=np.int64)
+            for d, c, o, i in per:
+                cnt[:d + 1] += c
+                oute[:d + 1] += o
+                ine[:d + 1] += i
+            return cnt, oute, ine
+
+        return batch
+
+    def _gpu_batches(self, shard):
+        """batch(sources, bc) -> per-level (vertices, out-arcs, in-arcs): a batch at once (CUDA)."""
+        from . import gpu as gpu_bc  # noqa: PLC0415
+
+        runner = gpu_bc.Runner(shard.indptr, shard.indices, shard.n, min(self.batch, len(self.sources)),
+                               shard.directed)
+        return lambda sources, bc: runner.run(sources, bc, self.endpoints)
 
     def _start_batch(self, shard, st, k):
         xp = shard.xp

@@ -2,10 +2,9 @@
 
 - ``program.py``: the BSP Program (the LDBC semantics; the vectorized sort-based step is the
   reference) and :func:`implementation`, the one place that decides which code runs;
-- ``solver.py``: the whole-shard loop on one numpy shard;
-- ``cpu.py``: the threaded numba kernel (each row's most frequent neighbor label).
-
-CuPy runs the vectorized step (there is no CUDA kernel of CDLP's own).
+- ``solver.py``: the whole-shard loop on one shard (numpy or CuPy);
+- ``cpu.py``: the threaded numba kernel (each row's most frequent neighbor label);
+- ``gpu.py`` + ``cdlp.cu``: the CUDA kernels (rows bucketed by size: shuffles, hash tables).
 """
 
 from __future__ import annotations
@@ -35,9 +34,9 @@ def cdlp(G, *, iterations=10, backend=None, executor=None, exchange="butterfly",
         same labels.
     kernels : {'fused', 'generic'}
         'fused' (the default): a threaded numba kernel per superstep on the
-        numpy backend (CuPy runs the vectorized step either way); 'generic':
-        the vectorized step everywhere, the reference the kernel is tested
-        against.  Same labels either way.
+        numpy backend, CUDA kernels on CuPy; 'generic': the vectorized step
+        everywhere, the reference the kernels are tested against.  Same
+        labels either way.
     backend, executor, exchange, fanout, transport, on_step, progress
         As in :func:`dgraph.bfs`.
 

@@ -34,14 +34,16 @@ shard holds every label again.  The outcome depends only on the labels and
 the edges, never on the partitioning, the backend or the executor.
 
 Implementations (chosen once by :func:`implementation`).  That vectorized
-step is 'generic' (``kernels="generic"``, and CuPy either way), kept as the
-reference.  On the numpy backend ``kernels="fused"`` (the default) runs
+step is 'generic' (``kernels="generic"``), kept as the reference.  On the numpy backend ``kernels="fused"`` (the default) runs
 :func:`dgraph.algorithms.cdlp.cpu.cdlp_step_par` instead ('cpu-numba'): a
 numba loop over the owned rows that finds the mode of each row's neighbor
 labels (the same multiset) in a per-thread scratch buffer; no per-arc
 arrays, and the same labels bit for bit.  One whole shard runs its
 supersteps in :func:`dgraph.algorithms.cdlp.solver.run_steps`
-('cpu-numba+steps': double-buffered labels, no gather a superstep).
+('cpu-numba+steps': double-buffered labels, no gather a superstep).  On CuPy
+``kernels="fused"`` runs the CUDA kernels of :mod:`dgraph.algorithms.cdlp.gpu`
+('gpu-fused'; one whole shard 'gpu-fused+steps', the same loop): the same
+multiset per row, bucketed by size, counted by shuffles or in hash tables.
 """
 
 from __future__ import annotations
@@ -107,6 +109,8 @@ IMPLEMENTATIONS = {
     "generic": "vectorized: one sorted int64 key per counted neighbor, runs counted (numpy or CuPy; the reference)",
     "cpu-numba": "numpy, partitioned: each shard's rows by the threaded numba kernel (cpu.py), a superstep at a time",
     "cpu-numba+steps": "numpy, one whole shard: the numba kernel's supersteps in one loop (solver.py)",
+    "gpu-fused": "CuPy, partitioned: each shard's rows by the CUDA kernels (gpu.py), a superstep at a time",
+    "gpu-fused+steps": "CuPy, one whole shard: the CUDA kernels' supersteps in one loop (solver.py)",
 }
 
 
@@ -115,15 +119,17 @@ def implementation(backend, kernels, whole, local=True):
 
     ``backend``: 'numpy' or 'cupy'; ``kernels``: the user's 'fused' or 'generic'; ``whole``: one
     shard holding every vertex as its rows in order (:attr:`dgraph.partition.shard.Shard.whole`);
-    ``local``: the ``local`` executor runs it (only it runs the loop of :mod:`.solver`).  CuPy runs
-    the generic step (no CUDA kernel of its own).
+    ``local``: the ``local`` executor runs it (only it runs the loop of :mod:`.solver`).
 
     >>> implementation("numpy", "fused", True), implementation("cupy", "fused", True)
-    ('cpu-numba+steps', 'generic')
+    ('cpu-numba+steps', 'gpu-fused+steps')
+    >>> implementation("cupy", "fused", False), implementation("cupy", "generic", True)
+    ('gpu-fused', 'generic')
     """
-    if kernels == "generic" or backend != "numpy":
+    if kernels == "generic":
         return "generic"
-    return "cpu-numba+steps" if whole and local else "cpu-numba"
+    prefix = "cpu-numba" if backend == "numpy" else "gpu-fused"
+    return prefix + "+steps" if whole and local else prefix
 
 
 class CDLP(Program):
@@ -143,6 +149,13 @@ class CDLP(Program):
         xp = shard.xp
         vdt = shard.indices.dtype
         impl = self.implementation or implementation(shard.backend, self.kernels, shard.whole)
+        if impl.startswith("gpu"):
+            from . import gpu as gpu_cdlp  # noqa: PLC0415
+
+            cindptr, cindices, _ = shard.csc(edge_ids=False) if shard.directed else (None, None, None)
+            plan = gpu_cdlp.Plan(shard.indptr, shard.indices, cindptr, cindices, shard.directed, shard.row_base,
+                                 shard.rows)
+            return {"impl": impl, "label": xp.arange(shard.n, dtype=vdt), "plan": plan, "owned": shard.global_rows()}
         if impl != "generic":
             cindptr, cindices, _ = shard.csc(edge_ids=False) if shard.directed else (shard.indptr, shard.indices, None)
             # a bound on any row's count, from the degrees (no pass over the arcs): out-degree, twice
@@ -181,6 +194,9 @@ class CDLP(Program):
 
     def superstep(self, shard, st, ctx):
         label = st["label"]
+        if st["impl"].startswith("gpu"):  # rows without neighbors keep the label copied in
+            new = label[st["owned"]]
+            return Contribution({"label": new}, {"changed": st["plan"].step(label, new)})
         if st["impl"] != "generic":
             new = np.empty(shard.num_rows, dtype=label.dtype)
             prev = st.get("prev")  # the labels before these (receive overwrites them in place)

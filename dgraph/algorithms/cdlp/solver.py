@@ -1,9 +1,10 @@
 """CDLP's whole-shard loop: many supersteps in one call on one numpy shard (``Program.run_steps``).
 
-Chosen by :func:`~dgraph.algorithms.cdlp.program.implementation` ('cpu-numba+steps'): one
-whole numpy shard (owned rows = every vertex, in order) runs the numba step of
-:meth:`~dgraph.algorithms.cdlp.program.CDLP._fused_step` superstep after superstep, with no
-Contribution and no gather a superstep.  Every other implementation runs a superstep at a time.
+Chosen by :func:`~dgraph.algorithms.cdlp.program.implementation` ('cpu-numba+steps' on numpy,
+'gpu-fused+steps' on CuPy): one whole shard (owned rows = every vertex, in order) runs the numba
+step of :meth:`~dgraph.algorithms.cdlp.program.CDLP._fused_step` (or the CUDA kernels of
+:mod:`.gpu`) superstep after superstep, with no Contribution and no gather a superstep.  Every
+other implementation runs a superstep at a time.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ def run_steps(program, shard, st, ctx, limit):
     seconds), or None for a superstep at a time.  The labels are double-buffered: a superstep writes
     ``next`` and the two swap, so the array swapped out holds the labels before, which the
     changed-flags of the next superstep compare against (no copy)."""
-    if st["impl"] != "cpu-numba+steps" or not shard.whole:
+    if st["impl"] not in ("cpu-numba+steps", "gpu-fused+steps") or not shard.whole:
         return None
     from ... import startup  # noqa: PLC0415
 
+    if st["impl"] == "gpu-fused+steps":
+        return _gpu_steps(program, st, ctx, limit)
     prev = st.get("next")  # a later call: ``next`` holds the labels before (None: the first superstep)
     if prev is None:
         st["next"] = np.empty_like(st["label"])
@@ -31,6 +34,28 @@ def run_steps(program, shard, st, ctx, limit):
         changed = program._fused_step(shard, st, report, label, nxt, prev)
         st["label"], st["next"] = nxt, label
         prev = label
+        report = {"changed": int(changed)}
+        out.append((report, sw.lap()))
+        if ctx.tick is not None:
+            ctx.tick(*out[-1])
+        step += 1
+    return out
+
+
+def _gpu_steps(program, st, ctx, limit):
+    """The CUDA kernels' supersteps ('gpu-fused+steps'): double-buffered labels on the device; the
+    buffers start equal, so a row the kernels never write (no neighbors) holds its label in both."""
+    from ... import startup  # noqa: PLC0415
+
+    if st.get("next") is None:
+        st["next"] = st["label"].copy()
+    out = []
+    report, step = ctx.report, ctx.step
+    while len(out) < limit and not program.converged(report, step):
+        sw = startup.Stopwatch()
+        label, nxt = st["label"], st["next"]
+        changed = st["plan"].step(label, nxt)  # reads the count back: the superstep's time is real
+        st["label"], st["next"] = nxt, label
         report = {"changed": int(changed)}
         out.append((report, sw.lap()))
         if ctx.tick is not None:

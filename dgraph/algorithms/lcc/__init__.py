@@ -42,9 +42,9 @@ def lcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, tr
     ----------
     G : Graph or PartitionedGraph
     kernels : {'fused', 'generic'}, optional
-        'fused' (a numba kernel counts on the numpy backend; CuPy runs the
-        vectorized count either way) or 'generic' (the vectorized count
-        everywhere, the reference).  Same bits either way.
+        'fused' (numba kernels count on the numpy backend, CUDA kernels on
+        CuPy) or 'generic' (the vectorized count everywhere, the
+        reference).  Same bits either way.
     backend, executor, exchange, fanout, transport, on_step, progress
         As in :func:`dgraph.bfs`.
 

@@ -5,7 +5,8 @@
 - :mod:`.program`: the three-superstep Program :class:`TriangleProgram` (degrees, replicate the
   oriented rows, count), whose vectorized count is the reference; LCC runs it too
   (:mod:`dgraph.algorithms.lcc`);
-- :mod:`.cpu`: the numba kernels: the counting superstep, and the one-shard undirected count.
+- :mod:`.cpu`: the numba kernels: the counting superstep, and the one-shard undirected count;
+- :mod:`.gpu` + ``triangles.cu``: the one-shard CUDA count (``"gpu-oriented"``).
 """
 
 from __future__ import annotations
@@ -18,10 +19,17 @@ KERNELS = ("fused", "generic")
 
 
 def implementation(backend, one_whole_shard, directed, kernels):
-    """Which code counts the triangles: ``"cpu-numba-oriented"``, ``"cpu-numba"`` or ``"generic"``.
+    """Which code counts the triangles: ``"gpu-oriented"``, ``"gpu-fused"``, ``"cpu-numba-oriented"``,
+    ``"cpu-numba"`` or ``"generic"``.
 
-    - ``"generic"``: ``kernels="generic"``, or CuPy: the vectorized count of
-      :class:`TriangleProgram` (expanded checks, ``searchsorted``), the reference.
+    - ``"generic"``: ``kernels="generic"``: the vectorized count of :class:`TriangleProgram`
+      (expanded checks, ``searchsorted``), the reference.
+    - ``"gpu-oriented"``: ``kernels="fused"`` on one whole CuPy shard run by the local executor,
+      directed or not: :meth:`TriangleProgram.run_steps` does all three supersteps at once in the
+      CUDA kernels of :mod:`.gpu` (oriented rows, each triangle found once at its middle corner by
+      hashed look-ups).
+    - ``"gpu-fused"``: ``kernels="fused"`` on CuPy otherwise: the three supersteps, the count in
+      the CUDA kernel :func:`.gpu.count_rows`.
     - ``"cpu-numba-oriented"``: ``kernels="fused"`` on one whole undirected numpy shard run by
       the local executor: :meth:`TriangleProgram.run_steps` does all three supersteps at once
       (:func:`.cpu.undirected_counts`, over the CPU's threads).
@@ -29,9 +37,16 @@ def implementation(backend, one_whole_shard, directed, kernels):
       in the numba kernel :func:`.cpu.count_rows`.
 
     The same integer counts whichever runs.
+
+    >>> implementation("cupy", True, True, "fused"), implementation("cupy", False, False, "fused")
+    ('gpu-oriented', 'gpu-fused')
+    >>> implementation("numpy", True, False, "fused"), implementation("numpy", True, True, "fused")
+    ('cpu-numba-oriented', 'cpu-numba')
     """
-    if kernels == "generic" or backend != "numpy":
+    if kernels == "generic":
         return "generic"
+    if backend != "numpy":
+        return "gpu-oriented" if one_whole_shard else "gpu-fused"
     return "cpu-numba-oriented" if one_whole_shard and not directed else "cpu-numba"
 
 
@@ -63,10 +78,9 @@ def triangle_count(G, *, backend=None, executor=None, exchange="butterfly", fano
     ----------
     G : Graph or PartitionedGraph
     kernels : {'fused', 'generic'}, optional
-        'fused' (a numba kernel counts on the numpy backend; CuPy runs the
-        vectorized count either way) or 'generic' (the vectorized count
-        everywhere, the reference the kernels are tested against).  Same
-        counts either way.
+        'fused' (numba kernels count on the numpy backend, CUDA kernels on
+        CuPy) or 'generic' (the vectorized count everywhere, the reference
+        the kernels are tested against).  Same counts either way.
     backend, executor, exchange, fanout, transport, on_step, progress
         As in :func:`dgraph.bfs`.
 

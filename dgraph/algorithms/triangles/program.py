@@ -35,6 +35,11 @@ The Program runs three supersteps on any number of shards:
    ``N+(u)`` against it -- the same checks and the same hits, so the same
    integer counts (the directed-LCC 1-or-2 arc multiplicities included).
 
+On CuPy ``kernels="fused"`` runs the counting superstep in the CUDA kernel
+:func:`dgraph.algorithms.triangles.gpu.count_rows` ('gpu-fused'): a warp per
+owned row and slice of its neighbours, binary searches of the row for every
+``w`` of every ``N+(u)``: the same checks and hits.
+
 One whole undirected shard on numpy (the local executor, one partition)
 runs the three supersteps in one call instead (``run_steps``,
 :func:`dgraph.algorithms.triangles.cpu.undirected_counts`): the simple rows and
@@ -42,7 +47,10 @@ the (degree, id) orientation are built in the CSR's own slots, and each
 triangle is found once, from its lowest-ranked corner (stamp ``N+(u)``, walk
 ``N+(w)`` for every ``w`` in it), over the CPU's threads with a count array
 per thread; the per-vertex counts are the same integers and the three
-reports the same numbers (``checks`` is computed as ``sum d * d+``).
+reports the same numbers (``checks`` is computed as ``sum d * d+``).  One
+whole CuPy shard, directed or not, does the same in CUDA ('gpu-oriented',
+:mod:`dgraph.algorithms.triangles.gpu`): oriented rows, and each triangle
+found once, at its middle corner, by hashed look-ups.
 
 Work: ``sum over u of d(u) * d+(u)`` checks over all shards, and the
 (degree, id) orientation keeps ``d+(u) <= sqrt(2 E)``, so it is
@@ -118,40 +126,66 @@ class TriangleProgram(Program):
 
     def __init__(self, lcc=False, implementation="generic"):
         self.lcc = bool(lcc)
-        #: "cpu-numba-oriented", "cpu-numba" or "generic": see dgraph.algorithms.triangles.implementation
+        #: "gpu-oriented", "gpu-fused", "cpu-numba-oriented", "cpu-numba" or "generic": see
+        #: dgraph.algorithms.triangles.implementation
         self.implementation = implementation
         self.name = "lcc" if self.lcc else "triangles"
 
     # -- superstep 0, local part: the owned rows, symmetrized ------------------------------
     def init(self, shard):
-        if self.implementation == "cpu-numba-oriented" and shard.n > 0:
+        if self.implementation in ("cpu-numba-oriented", "gpu-oriented") and shard.n > 0:
             return {"fast": True}  # built by run_steps, or by superstep 0 if it is cut short
         return self._build(shard)
 
     def run_steps(self, shard, st, ctx, limit):
-        """All three supersteps at once on one whole undirected shard (numpy): the simple rows, the
-        (degree, id) orientation and the count in numba kernels over the CPU's threads; the per-vertex
-        counts are the same integers and the reports the same numbers as the three supersteps give."""
+        """All three supersteps at once on one whole shard: on numpy (undirected) the simple rows, the
+        (degree, id) orientation and the count in numba kernels over the CPU's threads; on CuPy
+        (``"gpu-oriented"``) in the CUDA kernels of :mod:`.gpu`.  The per-vertex counts are the same
+        integers and the reports the same numbers as the three supersteps give."""
         import time  # noqa: PLC0415
 
         if not st.get("fast") or ctx.step != 0 or limit < 3:
             return None
-        from ...jit import num_threads  # noqa: PLC0415
-        from . import cpu as cpu_triangles  # noqa: PLC0415
-
         t0 = time.perf_counter()
-        tri, deg, arcs, oriented, checks = cpu_triangles.undirected_counts(shard.indptr, shard.indices,
-                                                                          num_threads())
-        st.clear()
-        st.update({"tri": tri, "degree": deg, "mult": None})
-        if self.lcc:  # the values too, over the threads (finish's numpy steps, the same bits)
-            st["lcc"] = np.empty(len(tri), dtype=np.float64)
-            cpu_triangles.lcc_values(tri, deg, st["lcc"])
+        if self.implementation == "gpu-oriented":
+            tri, deg, arcs, oriented, checks = self._gpu_counts(shard, st)
+        else:
+            from ...jit import num_threads  # noqa: PLC0415
+            from . import cpu as cpu_triangles  # noqa: PLC0415
+
+            tri, deg, arcs, oriented, checks = cpu_triangles.undirected_counts(shard.indptr, shard.indices,
+                                                                              num_threads())
+            st.clear()
+            st.update({"tri": tri, "degree": deg, "mult": None})
+            if self.lcc:  # the values too, over the threads (finish's numpy steps, the same bits)
+                st["lcc"] = np.empty(len(tri), dtype=np.float64)
+                cpu_triangles.lcc_values(tri, deg, st["lcc"])
         seconds = time.perf_counter() - t0
         return [({"phase": PHASES[0], "edges": arcs // 2}, 0.0),
                 ({"phase": PHASES[1], "oriented": oriented}, 0.0),
                 ({"phase": PHASES[2], "total": int(tri.sum()) // 3, "checks": checks, "replica_arcs": oriented},
                  seconds)]
+
+    def _gpu_counts(self, shard, st):
+        """The one-shard CuPy count (:func:`.gpu.counts`) into ``st``; -> (tri, degree, arcs, edges, checks).
+
+        An undirected shard's CSR is already the symmetric rows; a directed one's simple symmetric
+        rows (with, for LCC, the 1-or-2 arcs of each pair) are built as superstep 0 builds them."""
+        from . import gpu as gpu_triangles  # noqa: PLC0415
+
+        xp = shard.xp
+        if shard.directed:
+            b = self._build(shard)
+            indptr = xp.zeros(shard.n + 1, dtype=np.int64)
+            xp.cumsum(b["degree"], out=indptr[1:])
+            indices, mult = b["nbr"].astype(shard.indices.dtype), b["mult"]
+            del b
+        else:
+            indptr, indices, mult = shard.indptr, shard.indices, None
+        tri, two, deg, arcs, edges, checks = gpu_triangles.counts(indptr, indices, mult)
+        st.clear()
+        st.update({"tri": tri, "two": two, "degree": deg, "mult": mult})
+        return tri, deg, arcs, edges, checks
 
     def _build(self, shard):
         xp = shard.xp
@@ -277,7 +311,15 @@ class TriangleProgram(Program):
         gindptr, gnbr, gmult = st["gindptr"], st["gnbr"], st["gmult"]
         tri, two = st["tri"], st["two"]
         checks = 0
-        if self.implementation != "generic":  # the numba kernel (numpy)
+        if self.implementation in ("gpu-fused", "gpu-oriented"):  # the CUDA kernel (CuPy)
+            if len(keys) and len(gnbr):
+                from . import gpu as gpu_triangles  # noqa: PLC0415
+
+                pindptr = xp.zeros(rows + 1, dtype=np.int64)
+                xp.cumsum(st["degree"], out=pindptr[1:])
+                checks = int((gindptr[pnbr + 1] - gindptr[pnbr]).sum())
+                gpu_triangles.count_rows(pindptr, pnbr, gindptr, gnbr, gmult, tri, two)
+        elif self.implementation != "generic":  # the numba kernel (numpy)
             if len(keys) and len(gnbr):
                 from . import cpu as cpu_triangles  # noqa: PLC0415
 

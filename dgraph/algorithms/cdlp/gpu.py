@@ -1,0 +1,119 @@
+"""GPU (CuPy backend) kernel for CDLP: one synchronous label update of a shard's rows.
+
+The CUDA twin of :func:`dgraph.algorithms.cdlp.cpu.cdlp_step_par` (``"gpu-fused"`` and
+``"gpu-fused+steps"``, see :func:`dgraph.algorithms.cdlp.implementation`), wrapping ``cdlp.cu``
+beside this module: the same multiset per row (every stored out-arc, an undirected self loop
+twice, a directed graph's in-arcs too), the most frequent label, the smallest on a tie, so the
+same labels as the vectorized step, bit for bit, with no sort of the shard's arcs.
+
+The rows are bucketed once a run by their number of entries ``k`` (out- plus, directed,
+in-degree), so each size gets the right tool:
+
+- ``k <= 8`` and ``k <= 32``: a group of 8 or 32 lanes a row, an entry a lane: each lane adds up
+  the weights of its label over the group with shuffles, a shuffle tree keeps the best;
+- ``k <= WARP_ENTRIES``: a warp a row, the labels counted in a hash table in shared memory;
+- ``k <=`` what a block's shared memory holds (:data:`TABLE_BYTES`): a block a row, one table;
+- longer rows (hubs): a block a row with its table in global scratch, sized once.
+
+Rows without entries are in no bucket: they keep their label (the caller's output already holds
+it).  A superstep is at most five launches and one read of the changed count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...backend import array_module, to_numpy
+from ...cuda import BLOCK, dtype_suffix, function, source
+
+#: the CUDA source (cdlp.cu, a package resource, with common.cuh pasted in)
+_SOURCE = source(__package__, "cdlp.cu")
+
+#: warps a block (cdlp.cu's CD_WARPS)
+WARPS = 8
+assert BLOCK == 32 * WARPS, "cdlp.cu sizes its shared arrays for blocks of 256 threads"
+#: rows of at most this many entries count in a warp's own table of WARP_SLOTS slots
+WARP_ENTRIES = 128
+WARP_SLOTS = 256
+#: the most shared memory a block's table may take (bytes); longer rows count in global memory
+TABLE_BYTES = 40 * 1024
+
+
+def kernel(name, dtype):
+    return function(_SOURCE, f"{name}_{dtype_suffix(dtype)}")
+
+
+def _pow2_at_least(x):
+    p = 1
+    while p < x:
+        p *= 2
+    return p
+
+
+class Plan:
+    """A shard's rows bucketed by their entries, and the launches of one update (made once a run).
+
+    ``indptr``/``indices``: the shard's CSR (local rows, global ids); ``cindptr``/``cindices``: its
+    CSC (in-arcs, directed only; None otherwise); local row ``r`` is vertex ``rows[r]``, or
+    ``row_base + r`` when ``rows`` is empty.
+    """
+
+    def __init__(self, indptr, indices, cindptr, cindices, directed, row_base, rows):
+        xp = self.xp = array_module(indices)
+        self.directed = bool(directed)
+        self.indptr, self.indices = indptr, indices
+        self.cindptr = cindptr if self.directed else indptr
+        self.cindices = cindices if self.directed else indices
+        self.row_base, self.rows = int(row_base), rows
+        self.vdt = indices.dtype
+        size = self.vdt.itemsize + 4
+        cap = 1
+        while (cap * 2) * size <= TABLE_BYTES:
+            cap *= 2
+        k = indptr[1:] - indptr[:-1]
+        if self.directed:
+            k = k + (self.cindptr[1:] - self.cindptr[:-1])
+        self.launches = []
+        top = max(cap // 2, WARP_ENTRIES)  # the longest rows a shared table holds
+        for name, lo, hi in (("small8", 1, 8), ("small32", 9, 32), ("table_warp", 33, WARP_ENTRIES),
+                             ("table_block", WARP_ENTRIES + 1, top), ("table_global", top + 1, None)):
+            sel = k >= lo if hi is None else (k >= lo) & (k <= hi)
+            bucket = xp.flatnonzero(sel).astype(np.int64)
+            nb = len(bucket)
+            if nb == 0:
+                continue
+            if name == "small8":
+                grid, shared, extra = -(-nb * 8 // BLOCK), 0, ()
+            elif name == "small32":
+                grid, shared, extra = -(-nb * 32 // BLOCK), 0, ()
+            elif name == "table_warp":
+                grid, shared = -(-nb // WARPS), WARPS * WARP_SLOTS * size
+                extra = (np.int32(WARP_SLOTS), np.uint64(0), np.uint64(0), np.uint64(0))
+            elif name == "table_block":
+                slots = _pow2_at_least(2 * int(k[bucket].max()))
+                grid, shared = nb, slots * size
+                extra = (np.int32(slots), np.uint64(0), np.uint64(0), np.uint64(0))
+            else:  # a table a row in global memory: a power of two >= twice the row's entries
+                slots = np.array([_pow2_at_least(2 * int(x)) for x in to_numpy(k[bucket])], dtype=np.int64)
+                toff = np.zeros(nb + 1, dtype=np.int64)
+                np.cumsum(slots, out=toff[1:])
+                total = int(toff[-1])
+                extra = (np.int32(0), xp.asarray(toff), xp.empty(total, dtype=self.vdt),
+                         xp.empty(total, dtype=np.uint32))
+                grid, shared = nb, 0
+            self.launches.append((name, bucket, nb, grid, shared, extra))
+        self.counters = xp.zeros(1, dtype=np.uint64)
+
+    def step(self, label, out):
+        """``out[r]`` = the new label of every row with entries (the others are left as they are);
+        -> how many of them changed (read from the device)."""
+        self.counters.fill(0)
+        head = (self.indptr, self.indices, self.cindptr, self.cindices, np.int32(self.directed),
+                np.int64(self.row_base), self.rows, np.int32(len(self.rows) > 0))
+        for name, bucket, nb, grid, shared, extra in self.launches:
+            kernel(name, self.vdt)((grid,), (BLOCK,), head + (bucket, np.int64(nb)) + extra +
+                                   (label, out, self.counters), shared_mem=shared)
+        return int(to_numpy(self.counters)[0]) if self.launches else 0
+
+
+__all__ = ["Plan", "WARP_ENTRIES", "WARP_SLOTS", "TABLE_BYTES"]
