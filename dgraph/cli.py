@@ -322,7 +322,9 @@ def _bench(args):
     from .bench import bench_bfs, format_report  # noqa: PLC0415
     from .bench.algorithms import ALGORITHMS as BENCH_ALGORITHMS  # noqa: PLC0415
 
-    known = ("bfs", *BENCH_ALGORITHMS, "superstep")
+    from .bench.breadth import ALGORITHMS as BREADTH  # noqa: PLC0415
+
+    known = ("bfs", *BENCH_ALGORITHMS, *BREADTH, "superstep")
     if args.algorithm not in known:
         raise InputError(f"bench {args.algorithm!r}: available benchmarks: {', '.join(known)}")
     if not args.partitions and (args.executor not in (None, "local") or args.scheduler):
@@ -356,6 +358,17 @@ def _bench(args):
                               exchange=_exchange(args), supersteps=args.supersteps, repeat=args.repeat,
                               transport=args.transport)
         _report(format_superstep(fig))
+    elif args.algorithm in BREADTH:
+        from .bench.algorithms import format_algorithm_report  # noqa: PLC0415
+        from .bench.breadth import bench_breadth  # noqa: PLC0415
+
+        if args.partitions:
+            raise InputError(f"bench {args.algorithm}: one graph on this process only (no --partitions yet)")
+        if args.repeat < 1:
+            raise InputError(f"--repeat {args.repeat}: expected at least 1")
+        fig = bench_breadth(G, args.algorithm, backend=args.backend, repeat=args.repeat,
+                            anchors=not args.no_anchor)
+        _report(format_algorithm_report(fig))
     elif args.algorithm in BENCH_ALGORITHMS:
         from .bench.algorithms import bench_algorithm, format_algorithm_report  # noqa: PLC0415
 
@@ -471,8 +484,9 @@ def build_parser():
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("bench", help="benchmarks, printed beside their anchors")
-    p.add_argument("algorithm", help="bfs, sssp, pagerank, wcc, cdlp, triangle_count, lcc, bc, or superstep (an "
-                                     "empty superstep: executor overhead)")
+    p.add_argument("algorithm", help="bfs, sssp, pagerank, wcc, cdlp, triangle_count, lcc, bc, core_number, scc, "
+                                     "louvain, hits, jaccard, random_walks, or superstep (an empty superstep: "
+                                     "executor overhead)")
     _graph_args(p)
     p.add_argument("--source", default=None, help="bfs, sssp, bc: 'max-degree' (default), 'corner' or a vertex id")
     p.add_argument("--sources", type=int, default=None,

@@ -332,3 +332,41 @@ def test_values_note_non_finite():
 def test_rates_print_as_significant_digits():
     assert [rate(x) for x in (1234.56, 12.34, 5.678, 0.000652, 6.5e-5)] == \
         ["1234.6", "12.3", "5.68", "0.000652", "6.5e-05"]
+
+
+# -- issue 23's algorithms (dgraph/bench/breadth.py) ------------------------------------------------
+
+@pytest.mark.parametrize("algorithm, direction, libs", [
+    ("core_number", "--undirected", ("networkit", "igraph")),
+    ("scc", "--directed", ("scipy", "networkit", "igraph")),
+    ("jaccard", "--undirected", ("networkit", "igraph")),
+    ("random_walks", "--directed", ("igraph",)),
+])
+def test_cli_bench_breadth(capsys, algorithm, direction, libs):
+    """Each new algorithm's bench: a time, a rate, its implementation, and every anchor run beside it
+    with its answer compared (or said not installed)."""
+    rc, out, err = run(capsys, "bench", algorithm, "--generate", "rmat:scale=7", direction, "--repeat", 1)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{algorithm} on ") and "implementation " in lines[0]
+    time_line = next(x for x in lines if x.strip().startswith("time"))
+    assert float(time_line.split()[1]) > 0
+    anchors = [x for x in lines if x.strip().startswith("anchor")]
+    assert len(anchors) == len(libs)
+    for lib, line in zip(libs, anchors):
+        assert lib in line
+        if NOT_INSTALLED in line:
+            continue
+        assert "x its speed" in line and "failed" not in line
+        assert "DIFFER" not in line
+        if algorithm in ("core_number", "scc"):
+            assert "same " in line
+        if algorithm == "jaccard" and lib == "networkit":
+            assert "largest difference from dgraph's 0.0e+00" in line
+
+
+def test_cli_bench_breadth_refuses_what_it_cannot_time(capsys):
+    rc, out, err = run(capsys, "bench", "scc", "--generate", "rmat:scale=5", "--undirected")
+    assert rc != 0 and "--directed" in err
+    rc, out, err = run(capsys, "bench", "jaccard", "--generate", "rmat:scale=5", "--partitions", 2)
+    assert rc != 0 and "--partitions" in err

@@ -914,6 +914,8 @@ def format_algorithm_report(fig: dict) -> str:
         head += (f", source {fig['source']}" if k == 1 else
                  f", {k} sources ({fig['source']} and {k - 1} sampled, seed 0)")
         head += ", unnormalized"
+    if fig.get("implementation"):
+        head += f", implementation {fig['implementation']}"
     lines = [
         head,
         f"  time        {fig['time_ms']:10.3f} ms   (median of {fig['repeat']}, min {fig['time_ms_min']:.3f} ms, "
@@ -936,6 +938,8 @@ def format_algorithm_report(fig: dict) -> str:
     elif algo == "bc":
         what = (f"; {fig['reached'][0]:,} vertices reached" if len(fig["reached"]) == 1 else
                 f"; {sum(fig['reached']):,} vertices reached over the sources")
+    elif fig.get("summary"):
+        what = f"; {fig['summary']}"
     lines.append(f"  supersteps  {fig['supersteps']:10d}      ({fig['per_superstep_ms']:.3f} ms each{what})")
     if fig.get("peak_run_bytes") is not None:
         lines.append(f"  memory      {_bytes(fig['peak_run_bytes']):>10}    peak during a run; "
