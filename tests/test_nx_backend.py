@@ -115,24 +115,28 @@ def test_backend_priority_dispatches_and_falls_back(calls, monkeypatch):
     expected = nx.pagerank(G, weight=None, backend="networkx")
     assert not float_mismatches(nx.pagerank(G, weight=None), expected)
     assert calls == {"pagerank": 1}
-    # weighted pagerank: dgraph's is unweighted, so NetworkX runs it (and dgraph is not called)
-    assert not float_mismatches(nx.pagerank(G), nx.pagerank(G, backend="networkx"), tol=0)
-    nstart = {v: 1.0 for v in G}
+    # weighted pagerank (karate's weights) and nstart run on dgraph too
+    assert not float_mismatches(nx.pagerank(G), nx.pagerank(G, backend="networkx"))
+    nstart = {v: 1.0 + v % 3 for v in G}
     assert not float_mismatches(nx.pagerank(G, weight=None, nstart=nstart), nx.pagerank(G, weight=None, nstart=nstart,
-                                                                         backend="networkx"), tol=0)
+                                                                         backend="networkx"))
+    assert calls == {"pagerank": 3}
+    # a dangling dict: NetworkX runs it (and dgraph is not called)
+    assert not float_mismatches(nx.pagerank(G, dangling={0: 1}), nx.pagerank(G, dangling={0: 1}, backend="networkx"),
+                                tol=0)
     assert nx.betweenness_centrality(G, weight="weight") == nx.betweenness_centrality(G, weight="weight",
                                                                                       backend="networkx")
     assert list(nx.bfs_edges(G, 0, sort_neighbors=sorted)) == list(nx.bfs_edges(G, 0, sort_neighbors=sorted,
                                                                                   backend="networkx"))
     assert nx.shortest_path_length(G, 0, 5) == nx.shortest_path_length(G, 0, 5, backend="networkx")
-    assert calls == {"pagerank": 1}
+    assert calls == {"pagerank": 3}
 
 
 @pytest.mark.parametrize("call", [
-    lambda G: nx.pagerank(G, backend=B),                                   # weights other than 1
-    lambda G: nx.pagerank(G, weight=None, nstart={0: 1}, backend=B),
+    lambda G: nx.pagerank(G, weight=None, nstart={0: -1, 1: 2}, backend=B),  # negative start values
+    lambda G: nx.pagerank(G, weight=None, nstart={0: 0}, backend=B),         # a start summing to 0
     lambda G: nx.pagerank(G, weight=None, dangling={0: 1}, backend=B),
-    lambda G: nx.pagerank(nx.MultiGraph(G), weight=None, backend=B),      # parallel edges add up
+    lambda G: nx.pagerank(G, weight=lambda u, v, d: 1, backend=B),
     lambda G: nx.betweenness_centrality(G, weight="weight", backend=B),
     lambda G: nx.bfs_edges(G, 0, sort_neighbors=sorted, backend=B),
     lambda G: nx.bfs_edges(nx.DiGraph(G), 0, reverse=True, backend=B),
@@ -156,6 +160,7 @@ def test_unusable_weights_are_refused(weights):
     G.add_edge(1, 2, w=weights[1])
     reason = interface.BackendInterface.can_run("shortest_path_length", (G, 0), {"weight": "w"})
     assert isinstance(reason, str)
+    assert isinstance(interface.BackendInterface.can_run("pagerank", (G,), {"weight": "w"}), str)
     with pytest.raises(NotImplementedError):
         nx.shortest_path_length(G, 0, weight="w", backend=B)
 
@@ -164,7 +169,9 @@ def test_can_run_reasons():
     G = nx.path_graph(4)
     can = interface.BackendInterface.can_run
     assert can("pagerank", (G,), {}) is True
-    assert "nstart" in can("pagerank", (G,), {"nstart": {0: 1}})
+    assert can("pagerank", (G,), {"nstart": {0: 1}}) is True
+    assert "nstart" in can("pagerank", (G,), {"nstart": {0: -1}})
+    assert can("pagerank", (nx.MultiGraph(G),), {}) is True
     assert "dangling" in can("pagerank", (G,), {"dangling": {0: 1}})
     assert "personalization" in can("pagerank", (G,), {"personalization": {0: -1}})
     assert "weight" in can("betweenness_centrality", (G,), {"weight": "weight"})
@@ -324,6 +331,59 @@ def test_pagerank_random(seed):
         if sum(pers.values()):
             assert not float_mismatches(nx.pagerank(G, personalization=pers, weight=None, backend=B),
                         nx.pagerank(G, personalization=pers, weight=None))
+
+
+def _weighted_cases():
+    """NetworkX's weighted example graphs, as they are and directed."""
+    for G in (nx.karate_club_graph(), nx.les_miserables_graph(), nx.florentine_families_graph()):
+        yield G
+        yield nx.DiGraph(G)
+
+
+def test_pagerank_weighted_example_graphs(calls):
+    """Karate's and Les Miserables' 'weight' attributes: the first call most people try."""
+    for G in _weighted_cases():
+        assert not float_mismatches(nx.pagerank(G, backend=B), nx.pagerank(G))
+        assert not float_mismatches(nx.pagerank(G, alpha=0.9, tol=1e-10, backend=B), nx.pagerank(G, alpha=0.9, tol=1e-10))
+        pers = {v: i % 3 for i, v in enumerate(G)}
+        assert not float_mismatches(nx.pagerank(G, personalization=pers, backend=B),
+                                    nx.pagerank(G, personalization=pers))
+        start = {v: 1 + i % 4 for i, v in enumerate(G)}
+        assert not float_mismatches(nx.pagerank(G, nstart=start, personalization=pers, backend=B),
+                                    nx.pagerank(G, nstart=start, personalization=pers))
+    assert calls == {"pagerank": 4 * 6}
+    G = nx.karate_club_graph()
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        nx.pagerank(G, max_iter=2, backend=B)
+
+
+def same_outcome(call, **kw):
+    """call(**kw) on dgraph and on NetworkX: the same dict (to rounding) or the same exception type."""
+    def run(backend):
+        try:
+            return call(backend=backend, **kw)
+        except Exception as exc:  # noqa: BLE001
+            return type(exc)
+    got, want = run(B), run("networkx")
+    if isinstance(want, dict) and isinstance(got, dict):
+        return float_mismatches(got, want)
+    return [] if got is want else [f"{got!r} != {want!r}"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_pagerank_weighted_random(seed):
+    """Integer ('w', zeros included) and float ('f') weights on random graphs, and their multigraphs."""
+    G = random_graph(seed)
+    for weight in ("w", "f"):
+        assert not same_outcome(lambda **kw: nx.pagerank(G, **kw), weight=weight)
+        assert not same_outcome(lambda **kw: nx.pagerank(G, **kw), weight=weight, tol=1e-11)
+    r = random.Random(seed)
+    M = (nx.MultiDiGraph if G.is_directed() else nx.MultiGraph)(G)
+    edges = list(G.edges(data=True))
+    for u, v, d in r.sample(edges, min(len(edges), 6)):  # parallel edges: NetworkX adds them up
+        M.add_edge(u, v, w=r.randint(0, 5))
+    for weight in ("w", None):
+        assert not same_outcome(lambda **kw: nx.pagerank(M, **kw), weight=weight)
 
 
 # -- components (test_connected.py, test_weakly_connected.py) -------------------------------------

@@ -26,8 +26,9 @@ FUNCTIONS = {
     "shortest_path_length": "Single source only (target=None): dgraph.bfs (weight=None) or dgraph.sssp "
                             "(weight='attr', non-negative finite numbers, 1 where missing). "
                             "Not supported (falls back): source=None, a target, callable weights.",
-    "pagerank": "Runs on dgraph.pagerank (uniform or personalized teleport, dangling mass follows it). "
-                "Not supported (falls back): nstart, dangling, edge weights other than 1, multigraphs.",
+    "pagerank": "Runs on dgraph.pagerank (uniform or personalized teleport, dangling mass follows it; edge "
+                "weights as transition weights, a multigraph's parallel edges added up; nstart). "
+                "Not supported (falls back): dangling, callable or negative weights, negative nstart values.",
     "connected_components": "Runs on dgraph.wcc.",
     "weakly_connected_components": "Runs on dgraph.wcc.",
     "betweenness_centrality": "Runs on dgraph.bc (k samples the sources exactly as NetworkX does). "
