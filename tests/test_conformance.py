@@ -121,6 +121,14 @@ def ref_bc(G, s):
     return {"bc": np.array([bc[v] for v in range(G.num_vertices)])}
 
 
+def ref_hits(G, s):
+    from networkx.algorithms.link_analysis.hits_alg import _hits_python
+
+    hubs, auth = _hits_python(G.to_networkx(), max_iter=20000, tol=1e-13)  # NetworkX's power iteration
+    return {"hubs": np.array([hubs[v] for v in range(G.num_vertices)]),
+            "authorities": np.array([auth[v] for v in range(G.num_vertices)])}
+
+
 #: name -> (run(G, source, **executor options), reference(G, source), exact, weighted, undirected only,
 #: self loops allowed)
 ALGORITHMS = {
@@ -134,6 +142,8 @@ ALGORITHMS = {
     "triangle_count": (lambda G, s, **kw: dgraph.triangle_count(G, **kw), ref_triangles, True, False, True, False),
     "bc": (lambda G, s, **kw: dgraph.bc(G, sources=[s], normalized=False, **kw), ref_bc, False, False, False,
            False),
+    "hits": (lambda G, s, **kw: dgraph.hits(G, weight="weight", iterations=20000, tol=1e-13, **kw), ref_hits, False,
+             True, False, True),
 }
 
 

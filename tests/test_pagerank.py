@@ -260,6 +260,14 @@ def test_weighted_pagerank_on_a_streamed_partitioned_graph(client, executor):
     PG = dgraph.generate_partitioned("rmat", 2, scale=7, seed=9, directed=True, weighted=True, client=client)
     r = dgraph.pagerank(PG, weight="weight", iterations=12, executor=executor)
     np.testing.assert_array_equal(r.pagerank, ref)
+    # shards cut on the client (hash, 3 partitions), both directions, to convergence
+    for directed in (True, False):
+        W = dgraph.generate("rmat", scale=6, seed=2, directed=directed, weighted=True)
+        want = dgraph.pagerank(W, weight="weight", tol=1e-10)
+        got = dgraph.pagerank(W.partition(3, method="hash", client=client), weight="weight", tol=1e-10,
+                              executor=executor)
+        np.testing.assert_array_equal(got.pagerank, want.pagerank)
+        assert got.supersteps == want.supersteps + 1 and got.params["executor"] == executor
 
 
 def test_weighted_bad_arguments():

@@ -1,5 +1,5 @@
-"""Edge weights for the link-analysis algorithms (weighted PageRank, HITS): row sums with a weight
-per edge, and a shard's in-edge weights.
+"""Edge weights for the link-analysis algorithms (weighted PageRank, HITS): row sums with or
+without a weight per edge, and a shard's in-edge weights.
 
 A shard holds the weights of its out-edges (aligned with its CSR); a pull over in-edges needs them
 aligned with its CSC instead.  For an undirected graph the CSC is the CSR, so they are; for a
@@ -45,6 +45,34 @@ _gather_serial = jit(_gather)  # the same operations in the same order in each r
 def _weighted_gather(indptr, indices, w, x, out):
     kernel = _gather_threads if len(indices) >= THREADED_EDGES else _gather_serial
     return kernel(indptr, indices, w, x, out)
+
+
+def _plain(indptr, indices, x, out):
+    """out[r] = sum of x[indices[e]] over row r, in edge order."""
+    for r in prange(indptr.shape[0] - 1):
+        acc = 0.0
+        for e in range(indptr[r], indptr[r + 1]):
+            acc += x[indices[e]]
+        out[r] = acc
+    return out
+
+
+_plain_threads = pjit(_plain)
+_plain_serial = jit(_plain)
+
+
+def row_sum(indptr, indices, x, weights=None, plan=None, ident=None):
+    """Per row, the sum of ``x[indices[e]]`` (times ``weights[e]`` when given) over its edges
+    (float64) in a fixed order: numpy, numba in edge order (over the CPU's threads past
+    :data:`THREADED_EDGES` edges); CuPy, :func:`gather_row_sum`'s tree (``plan``: its row segments
+    for ``indptr``; ``ident``: see :func:`weighted_row_sum`)."""
+    if weights is not None:
+        return weighted_row_sum(indptr, indices, weights, x, plan=plan, ident=ident)
+    if array_module(indptr) is not np:
+        return gather_row_sum(indptr, indices, x, plan=plan)
+    kernel = _plain_threads if len(indices) >= THREADED_EDGES else _plain_serial
+    return kernel(indptr, indices, np.ascontiguousarray(x, dtype=np.float64),
+                  np.empty(len(indptr) - 1, dtype=np.float64))
 
 
 def identity(indices):
@@ -140,5 +168,5 @@ def match_in_weights(shard, parts):
     return to_backend(out, xp)
 
 
-__all__ = ["weighted_row_sum", "row_sums", "identity", "float_weights", "whole_in_weights", "arcs",
+__all__ = ["row_sum", "weighted_row_sum", "row_sums", "identity", "float_weights", "whole_in_weights", "arcs",
            "match_in_weights"]
