@@ -32,7 +32,7 @@ def _quiet_cache(monkeypatch):
 def calls(monkeypatch):
     """Counts the dgraph algorithm calls the backend makes (proof that dispatch reached dgraph)."""
     counts = {}
-    for name in ("bfs", "sssp", "pagerank", "wcc", "bc", "triangle_count"):
+    for name in ("bfs", "sssp", "pagerank", "wcc", "bc", "triangle_count", "hits"):
         real = getattr(dgraph, name)
 
         def wrapper(*args, _real=real, _name=name, **kwargs):
@@ -105,7 +105,8 @@ def test_dispatch_reaches_dgraph(calls):
     list(nx.weakly_connected_components(D, backend=B))
     nx.betweenness_centrality(G, backend=B)
     nx.triangles(G, backend=B)
-    assert calls == {"bfs": 2, "sssp": 1, "pagerank": 1, "wcc": 2, "bc": 1, "triangle_count": 1}
+    nx.hits(D, backend=B)
+    assert calls == {"bfs": 2, "sssp": 1, "pagerank": 1, "wcc": 2, "bc": 1, "triangle_count": 1, "hits": 1}
 
 
 def test_backend_priority_dispatches_and_falls_back(calls, monkeypatch):
@@ -144,6 +145,9 @@ def test_backend_priority_dispatches_and_falls_back(calls, monkeypatch):
     lambda G: nx.shortest_path_length(G, backend=B),                       # all pairs
     lambda G: nx.shortest_path_length(G, 0, weight=lambda u, v, d: 1, backend=B),
     lambda G: nx.triangles(nx.MultiGraph(G), nodes=[0], backend=B),
+    lambda G: nx.hits(G, nstart={v: 1 for v in G}, backend=B),
+    lambda G: nx.hits(nx.empty_graph(3), backend=B),                      # no edge: ARPACK fails
+    lambda G: nx.hits(nx.path_graph(1), backend=B),                       # one node: ARPACK refuses
 ])
 def test_unsupported_options_are_refused(call, calls):
     """backend="dgraph" with an option dgraph cannot honour: NetworkX's NotImplementedError, no dgraph call."""
@@ -179,6 +183,11 @@ def test_can_run_reasons():
     assert can("bfs_edges", (G, 0), {"depth_limit": 2}) is True
     assert can("not_a_function", (G,), {}) is False
     assert "arguments" in can("pagerank", (G,), {"bogus": 1})
+    assert can("hits", (G,), {}) is True and can("hits", (nx.MultiDiGraph(G),), {"max_iter": 5}) is True
+    assert "nstart" in can("hits", (G,), {"nstart": {0: 1}})
+    assert "one node" in can("hits", (nx.path_graph(1),), {})
+    assert "positive weight" in can("hits", (nx.empty_graph(2),), {})
+    assert "tol" in can("hits", (G,), {"tol": 0})
 
 
 # -- bfs_edges (test_bfs.py) -----------------------------------------------------------------
@@ -384,6 +393,93 @@ def test_pagerank_weighted_random(seed):
         M.add_edge(u, v, w=r.randint(0, 5))
     for weight in ("w", None):
         assert not same_outcome(lambda **kw: nx.pagerank(M, **kw), weight=weight)
+
+
+# -- hits (test_hits.py) ---------------------------------------------------------------------------
+
+def _simple_top(G):
+    """The largest singular value of G's adjacency matrix is simple: nx.hits's answer is unique."""
+    import numpy as np
+
+    if len(G) < 2:
+        return False
+    s = np.linalg.svd(nx.to_numpy_array(G, weight="weight"), compute_uv=False)
+    return bool(s[0] > 0 and (s[0] - s[1]) / s[0] > 1e-3)
+
+
+def test_hits_networkx_cases(calls):
+    """NetworkX's test_hits.py graph (Langville and Meyer's example) and its answers."""
+    G = nx.DiGraph()
+    G.add_edges_from([(1, 3), (1, 5), (2, 1), (3, 5), (5, 4), (5, 3), (6, 5)], weight=1)
+    want_a = dict(zip(sorted(G), [0.000000, 0.000000, 0.366025, 0.133975, 0.500000, 0.000000]))
+    want_h = dict(zip(sorted(G), [0.366025, 0.000000, 0.211325, 0.000000, 0.211325, 0.211325]))
+    h, a = nx.hits(G, tol=1e-08, backend=B)
+    assert h == pytest.approx(want_h, abs=1e-4) and a == pytest.approx(want_a, abs=1e-4)
+    assert list(h) == list(G) and list(a) == list(G) and all(type(x) is float for x in h.values())
+    H, A = nx.hits(G, tol=1e-08)
+    assert not float_mismatches(h, H, tol=1e-7) and not float_mismatches(a, A, tol=1e-7)
+    assert nx.hits(nx.DiGraph(), backend=B) == ({}, {})
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        nx.hits(G, max_iter=0, backend=B)
+    with pytest.raises(NotImplementedError) as info:  # NetworkX's ARPACK may converge: it decides
+        nx.hits(G, max_iter=1, backend=B)
+    assert "did not converge" in str(info.value.__cause__)
+    h, a = nx.hits(G, normalized=False, tol=1e-12, backend=B)  # scaled to a maximum of 1
+    assert max(h.values()) == 1.0 and max(a.values()) == 1.0
+    assert calls == {"hits": 3}
+
+
+def test_hits_example_graphs(calls):
+    """Karate's and Les Miserables' 'weight' attributes, as given and directed."""
+    for G in _weighted_cases():
+        H, A = nx.hits(G)
+        h, a = nx.hits(G, backend=B)
+        assert not float_mismatches(h, H, tol=1e-8) and not float_mismatches(a, A, tol=1e-8)
+        H, A = nx.hits(G, tol=1e-14, max_iter=10000)
+        h, a = nx.hits(G, tol=1e-13, max_iter=10000, backend=B)
+        assert not float_mismatches(h, H, tol=1e-9) and not float_mismatches(a, A, tol=1e-9)
+    assert calls == {"hits": 12}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_hits_random(seed, monkeypatch):
+    """Random graphs, weighted or not, and multigraphs: NetworkX's scores where they are unique, and
+    otherwise what NetworkX's priority fallback gives (the same exception, or NetworkX itself)."""
+    from networkx.algorithms.link_analysis.hits_alg import _hits_python
+
+    G = random_graph(seed)
+    r = random.Random(seed)
+    if r.random() < 0.5:
+        for _, _, d in G.edges(data=True):
+            d["weight"] = d["f"]
+    graphs = [G]
+    if len(G):
+        M = (nx.MultiDiGraph if G.is_directed() else nx.MultiGraph)(G)
+        edges = list(G.edges())
+        for u, v in r.sample(edges, min(len(edges), 5)):  # parallel edges: NetworkX's matrix adds them up
+            M.add_edge(u, v, weight=r.random() * 2)
+        graphs.append(M)
+    for H in graphs:
+        if interface.BackendInterface.can_run("hits", (H,), {}) is not True:
+            def outcome(**kw):
+                try:
+                    return nx.hits(H, tol=1e-13, max_iter=10000, **kw)
+                except Exception as exc:  # noqa: BLE001
+                    return type(exc)
+            monkeypatch.setattr(nx.config.backend_priority, "algos", ["dgraph"])
+            assert outcome() == outcome(backend="networkx")  # NetworkX ran it (or raised the same)
+            monkeypatch.setattr(nx.config.backend_priority, "algos", [])
+            continue
+        h, a = nx.hits(H, tol=1e-13, max_iter=10000, backend=B)
+        if _simple_top(H):
+            ref = nx.hits(H, tol=1e-14, max_iter=10000)
+        else:  # not unique: NetworkX's power iteration (ARPACK returns any vector of the eigenspace)
+            S = nx.DiGraph() if H.is_directed() else nx.Graph()
+            S.add_nodes_from(H)
+            for u, v, d in H.edges(data=True):
+                S.add_edge(u, v, weight=(S[u][v]["weight"] if S.has_edge(u, v) else 0) + d.get("weight", 1))
+            ref = _hits_python(S, max_iter=10000, tol=1e-13)
+        assert not float_mismatches(h, ref[0], tol=1e-9) and not float_mismatches(a, ref[1], tol=1e-9)
 
 
 # -- components (test_connected.py, test_weakly_connected.py) -------------------------------------

@@ -302,3 +302,42 @@ def test_weighted_program_without_a_choice_decides_from_its_shard():
     ref = dgraph.pagerank(G, weight="weight", iterations=6)
     plain = run_program(lambda ids: PageRank(0.85, 6, 1e-6, 100, weighted=True), G)
     np.testing.assert_array_equal(plain.raw("pagerank"), ref.raw("pagerank"))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("directed", [True, False])
+def test_weighted_on_cupy_every_implementation(backend, directed):
+    """The weighted GPU paths (fused, a superstep at a time, owned updates on partitions, push) against
+    numpy: the same ranks to rounding; partitions against one GPU to about 1e-15."""
+    if backend != "cupy":
+        pytest.skip("the CuPy paths")
+    rng = np.random.default_rng(2)
+    G = dgraph.generate("rmat", scale=9, seed=6, directed=directed)
+    src, dst, _ = G.coo()
+    W = dgraph.from_edges(src, dst, rng.uniform(0.0, 3.0, len(src)), directed=directed, num_vertices=G.num_vertices)
+    cpu = dgraph.pagerank(W, weight="weight", iterations=20).pagerank
+    pers = {0: 1.0, 3: 2.0}
+    cpu_p = dgraph.pagerank(W, weight="weight", iterations=20, personalization=pers).pagerank
+    Wc = W.to("cupy")
+    runs = {
+        "gpu-fused+weighted": dgraph.pagerank(Wc, weight="weight", iterations=20),
+        "gpu-push+batched+weighted": dgraph.pagerank(Wc, weight="weight", iterations=20, variant="push"),
+    }
+    for p in (2, 3):
+        runs[f"gpu-owned+weighted p{p}"] = dgraph.pagerank(W.partition(p, method="hash", client=False,
+                                                                       backend="cupy"), weight="weight",
+                                                           iterations=20)
+        runs[f"gpu-push+weighted p{p}"] = dgraph.pagerank(W.partition(p, client=False, backend="cupy"),
+                                                          weight="weight", iterations=20, variant="push")
+    for name, r in runs.items():
+        assert r.params["implementation"] == name.split(" ")[0], name
+        np.testing.assert_allclose(to_numpy(r.raw("pagerank")), cpu, rtol=1e-12, atol=1e-15, err_msg=name)
+    one = to_numpy(runs["gpu-fused+weighted"].raw("pagerank"))
+    for p in (2, 3):
+        np.testing.assert_allclose(to_numpy(runs[f"gpu-owned+weighted p{p}"].raw("pagerank")), one, rtol=1e-13)
+    conv = dgraph.pagerank(Wc, weight="weight", tol=1e-10, personalization=pers, iterations=None)
+    assert conv.params["implementation"] == "gpu-pull+weighted"
+    ref = _nx_weighted(W.to_networkx(), list(range(W.num_vertices)), tol=1e-10, personalization=pers)
+    np.testing.assert_allclose(to_numpy(conv.raw("pagerank")), ref, rtol=1e-8, atol=1e-12)
+    fused_p = dgraph.pagerank(Wc, weight="weight", iterations=20, personalization=pers)
+    np.testing.assert_allclose(to_numpy(fused_p.raw("pagerank")), cpu_p, rtol=1e-12, atol=1e-15)

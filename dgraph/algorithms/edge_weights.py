@@ -27,9 +27,13 @@ from ..jit import jit, pjit
 #: below this many edges a row sum runs on one thread (starting the others costs more)
 THREADED_EDGES = 1 << 16
 
+# Each kernel twice, threaded and not (numba caches one compiled variant per function): the same
+# operations in the same order in each row, so the same bits.
 
-def _gather(indptr, indices, w, x, out):
-    """out[r] = sum of w[e] * x[indices[e]] over row r, in edge order."""
+
+@pjit
+def _weighted_threads(indptr, indices, w, x, out):
+    """out[r] = sum of w[e] * x[indices[e]] over row r, in edge order (rows over the threads)."""
     for r in prange(indptr.shape[0] - 1):
         acc = 0.0
         for e in range(indptr[r], indptr[r + 1]):
@@ -38,17 +42,20 @@ def _gather(indptr, indices, w, x, out):
     return out
 
 
-_gather_threads = pjit(_gather)
-_gather_serial = jit(_gather)  # the same operations in the same order in each row: the same bits
+@jit
+def _weighted_serial(indptr, indices, w, x, out):
+    """:func:`_weighted_threads` on one thread."""
+    for r in range(indptr.shape[0] - 1):
+        acc = 0.0
+        for e in range(indptr[r], indptr[r + 1]):
+            acc += w[e] * x[indices[e]]
+        out[r] = acc
+    return out
 
 
-def _weighted_gather(indptr, indices, w, x, out):
-    kernel = _gather_threads if len(indices) >= THREADED_EDGES else _gather_serial
-    return kernel(indptr, indices, w, x, out)
-
-
-def _plain(indptr, indices, x, out):
-    """out[r] = sum of x[indices[e]] over row r, in edge order."""
+@pjit
+def _plain_threads(indptr, indices, x, out):
+    """out[r] = sum of x[indices[e]] over row r, in edge order (rows over the threads)."""
     for r in prange(indptr.shape[0] - 1):
         acc = 0.0
         for e in range(indptr[r], indptr[r + 1]):
@@ -57,8 +64,20 @@ def _plain(indptr, indices, x, out):
     return out
 
 
-_plain_threads = pjit(_plain)
-_plain_serial = jit(_plain)
+@jit
+def _plain_serial(indptr, indices, x, out):
+    """:func:`_plain_threads` on one thread."""
+    for r in range(indptr.shape[0] - 1):
+        acc = 0.0
+        for e in range(indptr[r], indptr[r + 1]):
+            acc += x[indices[e]]
+        out[r] = acc
+    return out
+
+
+def _weighted_gather(indptr, indices, w, x, out):
+    kernel = _weighted_threads if len(indices) >= THREADED_EDGES else _weighted_serial
+    return kernel(indptr, indices, w, x, out)
 
 
 def row_sum(indptr, indices, x, weights=None, plan=None, ident=None):

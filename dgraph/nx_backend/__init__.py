@@ -29,6 +29,10 @@ FUNCTIONS = {
     "pagerank": "Runs on dgraph.pagerank (uniform or personalized teleport, dangling mass follows it; edge "
                 "weights as transition weights, a multigraph's parallel edges added up; nstart). "
                 "Not supported (falls back): dangling, callable or negative weights, negative nstart values.",
+    "hits": "Runs on dgraph.hits: NetworkX's power iteration, its scaling and stopping test (the same scores "
+            "as its ARPACK solver wherever they are unique); a multigraph's parallel edges add up. "
+            "Not supported (falls back): nstart, one node, no edge of positive weight, unusable weights, "
+            "and a run whose power iteration does not converge in max_iter.",
     "connected_components": "Runs on dgraph.wcc.",
     "weakly_connected_components": "Runs on dgraph.wcc.",
     "betweenness_centrality": "Runs on dgraph.bc (k samples the sources exactly as NetworkX does). "

@@ -430,6 +430,33 @@ def _can_pagerank(G, a):
     return True
 
 
+def _can_hits(G, a):
+    if a["nstart"] is not None:
+        return "nstart is not supported (NetworkX hands it to ARPACK, in the dict's order)"
+    max_iter, tol = a["max_iter"], a["tol"]
+    if not _integer(max_iter):
+        return "max_iter must be an integer"
+    if not _real(tol) or not (math.isfinite(tol) and tol > 0):
+        return "tol must be a finite number > 0"
+    if len(G) == 1:
+        return "a graph of one node: NetworkX's ARPACK call refuses it"
+    problem = _weights_of(G, "weight")[3]
+    if problem:
+        return problem
+    if len(G) and max_iter > 0 and not _has_positive_edge(G):
+        return "no edge of positive weight: NetworkX's ARPACK call fails on it"
+    return True
+
+
+def _has_positive_edge(G):
+    """Some edge of G has a positive 'weight' (1 where missing)."""
+    if isinstance(G, NXGraph):
+        if G.multigraph and G.sums is not None:
+            return bool((G.sums > 0).any())
+        return bool(len(G.indices)) and (G.weights is None or bool((G.weights > 0).any()))
+    return any(d > 0 for _, _, d in G.edges(data="weight", default=1))
+
+
 def _can_components(G, a):
     return True
 
@@ -568,6 +595,27 @@ class BackendInterface:
             raise nx.PowerIterationFailedConvergence(max_iter)
         return dict(zip(G.nodes, np.asarray(r.raw("pagerank"), dtype=np.float64).tolist()))
 
+    @staticmethod
+    def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
+        """nx.hits: (hubs, authorities), two {node: float} in node order, by NetworkX's power iteration
+        (equal to its ARPACK answer wherever that is unique); a multigraph's parallel edges add up."""
+        if nstart is not None:
+            raise NotImplementedError("nstart is not supported")
+        n = G.n
+        if n == 0:
+            return {}, {}
+        if max_iter <= 0:
+            raise nx.PowerIterationFailedConvergence(max_iter)
+        graph, weighted = G.adjacency_graph("weight" if G.weight_attr == "weight" else None)
+        try:
+            r = dgraph.hits(graph, iterations=int(max_iter), tol=float(tol), normalized=bool(normalized),
+                            weight="weight" if weighted else None)
+        except dgraph.ConvergenceError as exc:  # NetworkX's ARPACK may still converge: let it decide
+            raise NotImplementedError(f"dgraph's power iteration did not converge: {exc}") from None
+        hubs = np.asarray(r.raw("hubs"), dtype=np.float64).tolist()
+        auth = np.asarray(r.raw("authorities"), dtype=np.float64).tolist()
+        return dict(zip(G.nodes, hubs)), dict(zip(G.nodes, auth))
+
     # -- components ------------------------------------------------------------------------------
     @staticmethod
     def connected_components(G):
@@ -659,6 +707,7 @@ _CAN_RUN = {
     "bfs_edges": _can_bfs_edges,
     "shortest_path_length": _can_shortest_path_length,
     "pagerank": _can_pagerank,
+    "hits": _can_hits,
     "connected_components": _can_components,
     "weakly_connected_components": _can_components,
     "betweenness_centrality": _can_betweenness_centrality,

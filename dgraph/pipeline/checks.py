@@ -21,7 +21,8 @@ import re
 from pathlib import Path, PurePosixPath
 
 #: the algorithms a step can run (dgraph function names) and their aliases
-ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching")
+ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching",
+              "hits")
 SUBGRAPH = "subgraph"
 SUBGRAPH_KEYS = ("largest_component_of", "reachable_from", "vertices")
 #: which step kinds each subgraph selector reads
@@ -202,7 +203,10 @@ def check_option(fail, path, key, value, num_vertices=None):
         need(_int_in(value, 0, MAX_SEED), "a non-negative integer below 2**64")
     elif key == "hops":
         need(value == "auto" or _int_in(value, 1, 16), "an integer 1..16 or auto")
-    elif key == "personalization":
+    elif key == "weight":
+        need(value is None or isinstance(value, bool) or value == "weight",
+             "null or false (every edge 1), or weight or true (the graph's edge weights)")
+    elif key in ("personalization", "nstart"):
         need(isinstance(value, dict) and value, "a mapping {vertex: weight}")
         for k, x in value.items():
             check_vertex(fail, path + (k,), k, num_vertices)
