@@ -11,7 +11,7 @@ import dgraph
 from dgraph.backend import to_numpy
 from dgraph.errors import ConvergenceError, DGraphError
 
-TIGHT = dict(iterations=20000, tol=1e-13)
+TIGHT = {"iterations": 20000, "tol": 1e-13}
 
 
 def _simple_top(G):

@@ -353,7 +353,8 @@ def test_pagerank_weighted_example_graphs(calls):
     """Karate's and Les Miserables' 'weight' attributes: the first call most people try."""
     for G in _weighted_cases():
         assert not float_mismatches(nx.pagerank(G, backend=B), nx.pagerank(G))
-        assert not float_mismatches(nx.pagerank(G, alpha=0.9, tol=1e-10, backend=B), nx.pagerank(G, alpha=0.9, tol=1e-10))
+        assert not float_mismatches(nx.pagerank(G, alpha=0.9, tol=1e-10, backend=B),
+                                    nx.pagerank(G, alpha=0.9, tol=1e-10))
         pers = {v: i % 3 for i, v in enumerate(G)}
         assert not float_mismatches(nx.pagerank(G, personalization=pers, backend=B),
                                     nx.pagerank(G, personalization=pers))

@@ -23,7 +23,6 @@ from ..backend import array_module, to_backend, to_numpy
 from ..backend.primitives import gather_row_sum, row_ids
 from ..jit import jit, pjit
 
-
 #: below this many edges a row sum runs on one thread (starting the others costs more)
 THREADED_EDGES = 1 << 16
 

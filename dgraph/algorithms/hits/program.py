@@ -29,10 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...backend import to_backend
 from ...backend.primitives import row_sum_plan
 from ...engine.program import Contribution, Program
-from .. import edge_weights
 
 #: what :func:`implementation` may choose, and what each runs
 IMPLEMENTATIONS = {
@@ -70,6 +68,8 @@ class HITS(Program):
         self.weighted = bool(weighted) or (implementation or "").endswith(WEIGHTED)
 
     def init(self, shard):
+        from .. import edge_weights  # noqa: PLC0415
+
         xp = shard.xp
         n = shard.n
         impl = self.implementation or implementation(shard.backend, self.weighted)
@@ -112,11 +112,15 @@ class HITS(Program):
     # -- the two products -----------------------------------------------------------------------
     def _authorities(self, shard, st):
         """(A^T h) of the owned vertices: the sum over each one's in-edges."""
+        from .. import edge_weights  # noqa: PLC0415
+
         cindptr, cindices, _ = shard.csc(edge_ids=False)
         return edge_weights.row_sum(cindptr, cindices, st["h"], st["w_in"], plan=st["plan_in"], ident=st["ident_in"])
 
     def _hubs(self, shard, st):
         """(A a) of the owned vertices: the sum over each one's out-edges."""
+        from .. import edge_weights  # noqa: PLC0415
+
         return edge_weights.row_sum(shard.indptr, shard.indices, st["a"], st["w_out"], plan=st["plan_out"],
                                     ident=st["ident_out"])
 
@@ -127,6 +131,8 @@ class HITS(Program):
         return raw * (1.0 / top) if top > 0 else xp.zeros_like(raw)
 
     def superstep(self, shard, st, ctx):
+        from .. import edge_weights  # noqa: PLC0415
+
         xp = shard.xp
         phase = st["phase"]
         if phase == "setup":
@@ -139,6 +145,8 @@ class HITS(Program):
         return Contribution({"h": self._hubs(shard, st)}, {})
 
     def receive(self, shard, st, contributions, ctx):
+        from .. import edge_weights  # noqa: PLC0415
+
         xp = shard.xp
         n = shard.n
         phase = st["phase"]
