@@ -19,6 +19,7 @@ import importlib
 from .config import config
 from .errors import (BackendError, DGraphError, EMVError, ExecutorError, FileFormatError, GraphTooLargeError, InputError,
                      MissingFileError, OutputExistsError, PipelineError, VertexNotFoundError, WorkerLostError)
+from .errors import ConvergenceError
 from .graph import Graph, from_edges
 
 __version__ = "0.1.0"
@@ -31,6 +32,7 @@ _LAZY = {
     "generate": ("dgraph.generators", "generate"),
     "bfs": ("dgraph.algorithms.bfs", "bfs"),
     "pagerank": ("dgraph.algorithms.pagerank", "pagerank"),
+    "hits": ("dgraph.algorithms.hits", "hits"),
     "wcc": ("dgraph.algorithms.wcc", "wcc"),
     "cc": ("dgraph.algorithms.wcc", "wcc"),
     "scc": ("dgraph.algorithms.scc", "scc"),
@@ -68,6 +70,7 @@ _LAZY = {
 
 __all__ = ["config", "DGraphError", "EMVError", "InputError", "FileFormatError", "MissingFileError", "OutputExistsError",
            "VertexNotFoundError", "PipelineError", "BackendError", "GraphTooLargeError", "ExecutorError", "WorkerLostError", "Graph", "from_edges",
+           "ConvergenceError",
            *_LAZY]
 
 

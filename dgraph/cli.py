@@ -36,10 +36,22 @@ ALGORITHMS = {
     "sssp": {"help": "single-source shortest paths (delta-stepping): distance and parent", "source": True,
              "options": ["delta"], "flags": [("--delta", dict(type=float, help="bucket width (default: automatic)"))]},
     "pagerank": {"help": "PageRank (Graphalytics rule for dangling vertices)",
-                 "options": ["damping", "iterations", "tol"],
+                 "options": ["damping", "iterations", "tol", "weight"],
                  "flags": [("--damping", dict(type=float, default=0.85)),
                            ("--iterations", dict(type=int, help="a fixed count (default: until --tol)")),
-                           ("--tol", dict(type=float, help="L1 change per vertex to stop at (default 1e-6)"))]},
+                           ("--tol", dict(type=float, help="L1 change per vertex to stop at (default 1e-6)")),
+                           ("--weight", dict(action="store_const", const="weight", default=None,
+                                             help="edge weights as transition weights (the graph's weights: "
+                                                  "read or generate them with --weighted)"))]},
+    "hits": {"help": "HITS hub and authority scores (NetworkX's power iteration)",
+             "options": ["iterations", "tol", "normalized", "weight"],
+             "flags": [("--iterations", dict(type=int, help="the most iterations (default 100)")),
+                       ("--tol", dict(type=float, help="L1 change of the hub scores to stop at (default 1e-8)")),
+                       ("--raw", dict(dest="normalized", action="store_false", default=None,
+                                      help="scores scaled to a maximum of 1, not a sum of 1")),
+                       ("--weight", dict(action="store_const", const="weight", default=None,
+                                         help="edge weights as the entries of the adjacency matrix (read or "
+                                              "generate them with --weighted)"))]},
     "wcc": {"help": "weakly connected components (label: the smallest vertex id)", "options": [], "flags": []},
     "scc": {"help": "strongly connected components (label: the smallest vertex id)", "options": [], "flags": []},
     "cdlp": {"help": "community detection by label propagation (LDBC semantics)", "options": ["iterations"],
@@ -173,6 +185,13 @@ def _summary(name, r, G, args):
     elif name == "pagerank":
         top = int(np.argmax(cols["pagerank"])) if n else None
         what = f"top vertex {cols['vertex'][top]} ({cols['pagerank'][top]:.6g})" if n else "empty graph"
+    elif name == "hits":
+        if n:
+            hub, auth = int(np.argmax(cols["hubs"])), int(np.argmax(cols["authorities"]))
+            what = (f"top hub {cols['vertex'][hub]} ({cols['hubs'][hub]:.6g}), top authority "
+                    f"{cols['vertex'][auth]} ({cols['authorities'][auth]:.6g})")
+        else:
+            what = "empty graph"
     elif name == "wcc":
         what = plural(len(np.unique(cols["component"])), "component")
     elif name == "scc":

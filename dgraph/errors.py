@@ -68,3 +68,15 @@ class PipelineError(InputError):
 class EMVError(InputError):
     """An edge-message-vertex program is wrong: a bad declaration, or a user function that cannot be
     traced into array expressions; the message names the function's file and line and why."""
+
+
+class ConvergenceError(DGraphError, RuntimeError):
+    """An iterative algorithm did not converge within the iterations it was given; the message names
+    the algorithm, the iterations and the last change against the tolerance."""
+
+    def __init__(self, message, iterations=None, delta=None):
+        super().__init__(message)
+        self.iterations, self.delta = iterations, delta
+
+    def __reduce__(self):
+        return type(self), (self.args[0], self.iterations, self.delta)

@@ -243,6 +243,7 @@ def test_bfs_cupy_backend_same_output(capsys, small, tmp_path):
     (["triangle_count"], "triangles", lambda G: dgraph.triangle_count(G)),
     (["bc", "--sources", "0", "3", "--raw"], "bc", lambda G: dgraph.bc(G, [0, 3], normalized=False)),
     (["sssp", "--source", "2"], "distance", lambda G: dgraph.sssp(G, 2)),
+    (["hits", "--tol", "1e-10"], "hubs", lambda G: dgraph.hits(G, tol=1e-10)),
 ])
 def test_algorithm_subcommands_write_what_the_api_returns(capsys, tmp_path, argv, column, call):
     out = tmp_path / f"{argv[0]}.csv"
@@ -286,3 +287,27 @@ def test_jaccard_subcommand(capsys, tmp_path, small):
     rc, _, err = run(capsys, "jaccard", small, "-o", tmp_path / "g.txt", "--output-format", "graphalytics")
     assert rc == 2 and "one value per vertex" in err
     assert not (tmp_path / "no.csv").exists() and not (tmp_path / "g.txt").exists()
+
+
+@pytest.mark.parametrize("argv,column,call", [
+    (["pagerank", "--weight", "--iterations", "7"], "pagerank",
+     lambda G: dgraph.pagerank(G, weight="weight", iterations=7)),
+    (["hits", "--weight", "--raw"], "authorities", lambda G: dgraph.hits(G, weight="weight", normalized=False)),
+    (["hits", "--weight", "--partitions", "3"], "hubs", lambda G: dgraph.hits(G, weight="weight")),
+])
+def test_weighted_link_analysis_subcommands(capsys, tmp_path, argv, column, call):
+    """Issue 23: --weight reads the graph's weights (--weighted) as PageRank's and HITS's edge weights."""
+    out = tmp_path / "out.csv"
+    rc, stdout, _ = run(capsys, argv[0], "--generate", "rmat:scale=6,seed=3", "--directed", "--weighted", *argv[1:],
+                        "-o", str(out))
+    assert rc == 0 and argv[0] in stdout
+    import pandas as pd
+
+    ref = call(dgraph.generate("rmat", scale=6, seed=3, directed=True, weighted=True)).to_pandas()
+    np.testing.assert_array_equal(pd.read_csv(out)[column].to_numpy(dtype=float), ref[column].to_numpy(dtype=float))
+
+
+def test_hits_that_does_not_converge_is_one_error_line(capsys, tmp_path):
+    out = tmp_path / "h.csv"
+    rc, stdout, err = run(capsys, "hits", "--generate", "rmat:scale=6,seed=3", "--iterations", "2", "-o", str(out))
+    assert rc == 2 and err.count("\n") == 1 and "no convergence in 2 iterations" in err and not out.exists()

@@ -149,6 +149,14 @@ def ref_jaccard(G, s):
     return {"jaccard": np.array([p for _, _, p in nx.jaccard_coefficient(H, _pairs(G.num_vertices).tolist())])}
 
 
+def ref_hits(G, s):
+    from networkx.algorithms.link_analysis.hits_alg import _hits_python
+
+    hubs, auth = _hits_python(G.to_networkx(), max_iter=20000, tol=1e-13)  # NetworkX's power iteration
+    return {"hubs": np.array([hubs[v] for v in range(G.num_vertices)]),
+            "authorities": np.array([auth[v] for v in range(G.num_vertices)])}
+
+
 #: name -> (run(G, source, **executor options), reference(G, source), exact, weighted, undirected only,
 #: self loops allowed)
 ALGORITHMS = {
@@ -168,6 +176,8 @@ ALGORITHMS = {
                      ref_random_walks, True, False, False, True),
     "jaccard": (lambda G, s, **kw: dgraph.jaccard(G, _pairs(G.num_vertices), **kw), ref_jaccard, True, False, True,
                 True),
+    "hits": (lambda G, s, **kw: dgraph.hits(G, weight="weight", iterations=20000, tol=1e-13, **kw), ref_hits, False,
+             True, False, True),
 }
 
 

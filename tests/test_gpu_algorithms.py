@@ -37,6 +37,10 @@ EXACT = {
 CLOSE = {
     "pagerank": (lambda G, s: dgraph.pagerank(G, iterations=15), ("pagerank",)),
     "bc": (lambda G, s: dgraph.bc(G, sources=[s]), ("bc",)),
+    "pagerank_weighted": (lambda G, s: dgraph.pagerank(G, iterations=15, weight="weight"), ("pagerank",)),
+    "hits": (lambda G, s: dgraph.hits(G, iterations=15, tol=None), ("hubs", "authorities")),
+    "hits_weighted": (lambda G, s: dgraph.hits(G, iterations=15, tol=None, weight="weight"),
+                      ("hubs", "authorities")),
 }
 
 

@@ -32,7 +32,7 @@ def _quiet_cache(monkeypatch):
 def calls(monkeypatch):
     """Counts the dgraph algorithm calls the backend makes (proof that dispatch reached dgraph)."""
     counts = {}
-    for name in ("bfs", "sssp", "pagerank", "wcc", "bc", "triangle_count"):
+    for name in ("bfs", "sssp", "pagerank", "wcc", "bc", "triangle_count", "hits"):
         real = getattr(dgraph, name)
 
         def wrapper(*args, _real=real, _name=name, **kwargs):
@@ -105,7 +105,8 @@ def test_dispatch_reaches_dgraph(calls):
     list(nx.weakly_connected_components(D, backend=B))
     nx.betweenness_centrality(G, backend=B)
     nx.triangles(G, backend=B)
-    assert calls == {"bfs": 2, "sssp": 1, "pagerank": 1, "wcc": 2, "bc": 1, "triangle_count": 1}
+    nx.hits(D, backend=B)
+    assert calls == {"bfs": 2, "sssp": 1, "pagerank": 1, "wcc": 2, "bc": 1, "triangle_count": 1, "hits": 1}
 
 
 def test_backend_priority_dispatches_and_falls_back(calls, monkeypatch):
@@ -115,24 +116,28 @@ def test_backend_priority_dispatches_and_falls_back(calls, monkeypatch):
     expected = nx.pagerank(G, weight=None, backend="networkx")
     assert not float_mismatches(nx.pagerank(G, weight=None), expected)
     assert calls == {"pagerank": 1}
-    # weighted pagerank: dgraph's is unweighted, so NetworkX runs it (and dgraph is not called)
-    assert not float_mismatches(nx.pagerank(G), nx.pagerank(G, backend="networkx"), tol=0)
-    nstart = {v: 1.0 for v in G}
+    # weighted pagerank (karate's weights) and nstart run on dgraph too
+    assert not float_mismatches(nx.pagerank(G), nx.pagerank(G, backend="networkx"))
+    nstart = {v: 1.0 + v % 3 for v in G}
     assert not float_mismatches(nx.pagerank(G, weight=None, nstart=nstart), nx.pagerank(G, weight=None, nstart=nstart,
-                                                                         backend="networkx"), tol=0)
+                                                                         backend="networkx"))
+    assert calls == {"pagerank": 3}
+    # a dangling dict: NetworkX runs it (and dgraph is not called)
+    assert not float_mismatches(nx.pagerank(G, dangling={0: 1}), nx.pagerank(G, dangling={0: 1}, backend="networkx"),
+                                tol=0)
     assert nx.betweenness_centrality(G, weight="weight") == nx.betweenness_centrality(G, weight="weight",
                                                                                       backend="networkx")
     assert list(nx.bfs_edges(G, 0, sort_neighbors=sorted)) == list(nx.bfs_edges(G, 0, sort_neighbors=sorted,
                                                                                   backend="networkx"))
     assert nx.shortest_path_length(G, 0, 5) == nx.shortest_path_length(G, 0, 5, backend="networkx")
-    assert calls == {"pagerank": 1}
+    assert calls == {"pagerank": 3}
 
 
 @pytest.mark.parametrize("call", [
-    lambda G: nx.pagerank(G, backend=B),                                   # weights other than 1
-    lambda G: nx.pagerank(G, weight=None, nstart={0: 1}, backend=B),
+    lambda G: nx.pagerank(G, weight=None, nstart={0: -1, 1: 2}, backend=B),  # negative start values
+    lambda G: nx.pagerank(G, weight=None, nstart={0: 0}, backend=B),         # a start summing to 0
     lambda G: nx.pagerank(G, weight=None, dangling={0: 1}, backend=B),
-    lambda G: nx.pagerank(nx.MultiGraph(G), weight=None, backend=B),      # parallel edges add up
+    lambda G: nx.pagerank(G, weight=lambda u, v, d: 1, backend=B),
     lambda G: nx.betweenness_centrality(G, weight="weight", backend=B),
     lambda G: nx.bfs_edges(G, 0, sort_neighbors=sorted, backend=B),
     lambda G: nx.bfs_edges(nx.DiGraph(G), 0, reverse=True, backend=B),
@@ -140,6 +145,9 @@ def test_backend_priority_dispatches_and_falls_back(calls, monkeypatch):
     lambda G: nx.shortest_path_length(G, backend=B),                       # all pairs
     lambda G: nx.shortest_path_length(G, 0, weight=lambda u, v, d: 1, backend=B),
     lambda G: nx.triangles(nx.MultiGraph(G), nodes=[0], backend=B),
+    lambda G: nx.hits(G, nstart={v: 1 for v in G}, backend=B),
+    lambda G: nx.hits(nx.empty_graph(3), backend=B),                      # no edge: ARPACK fails
+    lambda G: nx.hits(nx.path_graph(1), backend=B),                       # one node: ARPACK refuses
 ])
 def test_unsupported_options_are_refused(call, calls):
     """backend="dgraph" with an option dgraph cannot honour: NetworkX's NotImplementedError, no dgraph call."""
@@ -156,6 +164,7 @@ def test_unusable_weights_are_refused(weights):
     G.add_edge(1, 2, w=weights[1])
     reason = interface.BackendInterface.can_run("shortest_path_length", (G, 0), {"weight": "w"})
     assert isinstance(reason, str)
+    assert isinstance(interface.BackendInterface.can_run("pagerank", (G,), {"weight": "w"}), str)
     with pytest.raises(NotImplementedError):
         nx.shortest_path_length(G, 0, weight="w", backend=B)
 
@@ -164,7 +173,9 @@ def test_can_run_reasons():
     G = nx.path_graph(4)
     can = interface.BackendInterface.can_run
     assert can("pagerank", (G,), {}) is True
-    assert "nstart" in can("pagerank", (G,), {"nstart": {0: 1}})
+    assert can("pagerank", (G,), {"nstart": {0: 1}}) is True
+    assert "nstart" in can("pagerank", (G,), {"nstart": {0: -1}})
+    assert can("pagerank", (nx.MultiGraph(G),), {}) is True
     assert "dangling" in can("pagerank", (G,), {"dangling": {0: 1}})
     assert "personalization" in can("pagerank", (G,), {"personalization": {0: -1}})
     assert "weight" in can("betweenness_centrality", (G,), {"weight": "weight"})
@@ -172,6 +183,11 @@ def test_can_run_reasons():
     assert can("bfs_edges", (G, 0), {"depth_limit": 2}) is True
     assert can("not_a_function", (G,), {}) is False
     assert "arguments" in can("pagerank", (G,), {"bogus": 1})
+    assert can("hits", (G,), {}) is True and can("hits", (nx.MultiDiGraph(G),), {"max_iter": 5}) is True
+    assert "nstart" in can("hits", (G,), {"nstart": {0: 1}})
+    assert "one node" in can("hits", (nx.path_graph(1),), {})
+    assert "positive weight" in can("hits", (nx.empty_graph(2),), {})
+    assert "tol" in can("hits", (G,), {"tol": 0})
 
 
 # -- bfs_edges (test_bfs.py) -----------------------------------------------------------------
@@ -324,6 +340,147 @@ def test_pagerank_random(seed):
         if sum(pers.values()):
             assert not float_mismatches(nx.pagerank(G, personalization=pers, weight=None, backend=B),
                         nx.pagerank(G, personalization=pers, weight=None))
+
+
+def _weighted_cases():
+    """NetworkX's weighted example graphs, as they are and directed."""
+    for G in (nx.karate_club_graph(), nx.les_miserables_graph(), nx.florentine_families_graph()):
+        yield G
+        yield nx.DiGraph(G)
+
+
+def test_pagerank_weighted_example_graphs(calls):
+    """Karate's and Les Miserables' 'weight' attributes: the first call most people try."""
+    for G in _weighted_cases():
+        assert not float_mismatches(nx.pagerank(G, backend=B), nx.pagerank(G))
+        assert not float_mismatches(nx.pagerank(G, alpha=0.9, tol=1e-10, backend=B),
+                                    nx.pagerank(G, alpha=0.9, tol=1e-10))
+        pers = {v: i % 3 for i, v in enumerate(G)}
+        assert not float_mismatches(nx.pagerank(G, personalization=pers, backend=B),
+                                    nx.pagerank(G, personalization=pers))
+        start = {v: 1 + i % 4 for i, v in enumerate(G)}
+        assert not float_mismatches(nx.pagerank(G, nstart=start, personalization=pers, backend=B),
+                                    nx.pagerank(G, nstart=start, personalization=pers))
+    assert calls == {"pagerank": 4 * 6}
+    G = nx.karate_club_graph()
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        nx.pagerank(G, max_iter=2, backend=B)
+
+
+def same_outcome(call, **kw):
+    """call(**kw) on dgraph and on NetworkX: the same dict (to rounding) or the same exception type."""
+    def run(backend):
+        try:
+            return call(backend=backend, **kw)
+        except Exception as exc:  # noqa: BLE001
+            return type(exc)
+    got, want = run(B), run("networkx")
+    if isinstance(want, dict) and isinstance(got, dict):
+        return float_mismatches(got, want)
+    return [] if got is want else [f"{got!r} != {want!r}"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_pagerank_weighted_random(seed):
+    """Integer ('w', zeros included) and float ('f') weights on random graphs, and their multigraphs."""
+    G = random_graph(seed)
+    for weight in ("w", "f"):
+        assert not same_outcome(lambda **kw: nx.pagerank(G, **kw), weight=weight)
+        assert not same_outcome(lambda **kw: nx.pagerank(G, **kw), weight=weight, tol=1e-11)
+    r = random.Random(seed)
+    M = (nx.MultiDiGraph if G.is_directed() else nx.MultiGraph)(G)
+    edges = list(G.edges(data=True))
+    for u, v, d in r.sample(edges, min(len(edges), 6)):  # parallel edges: NetworkX adds them up
+        M.add_edge(u, v, w=r.randint(0, 5))
+    for weight in ("w", None):
+        assert not same_outcome(lambda **kw: nx.pagerank(M, **kw), weight=weight)
+
+
+# -- hits (test_hits.py) ---------------------------------------------------------------------------
+
+def _simple_top(G):
+    """The largest singular value of G's adjacency matrix is simple: nx.hits's answer is unique."""
+    import numpy as np
+
+    if len(G) < 2:
+        return False
+    s = np.linalg.svd(nx.to_numpy_array(G, weight="weight"), compute_uv=False)
+    return bool(s[0] > 0 and (s[0] - s[1]) / s[0] > 1e-3)
+
+
+def test_hits_networkx_cases(calls):
+    """NetworkX's test_hits.py graph (Langville and Meyer's example) and its answers."""
+    G = nx.DiGraph()
+    G.add_edges_from([(1, 3), (1, 5), (2, 1), (3, 5), (5, 4), (5, 3), (6, 5)], weight=1)
+    want_a = dict(zip(sorted(G), [0.000000, 0.000000, 0.366025, 0.133975, 0.500000, 0.000000]))
+    want_h = dict(zip(sorted(G), [0.366025, 0.000000, 0.211325, 0.000000, 0.211325, 0.211325]))
+    h, a = nx.hits(G, tol=1e-08, backend=B)
+    assert h == pytest.approx(want_h, abs=1e-4) and a == pytest.approx(want_a, abs=1e-4)
+    assert list(h) == list(G) and list(a) == list(G) and all(type(x) is float for x in h.values())
+    H, A = nx.hits(G, tol=1e-08)
+    assert not float_mismatches(h, H, tol=1e-7) and not float_mismatches(a, A, tol=1e-7)
+    assert nx.hits(nx.DiGraph(), backend=B) == ({}, {})
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        nx.hits(G, max_iter=0, backend=B)
+    with pytest.raises(NotImplementedError) as info:  # NetworkX's ARPACK may converge: it decides
+        nx.hits(G, max_iter=1, backend=B)
+    assert "did not converge" in str(info.value.__cause__)
+    h, a = nx.hits(G, normalized=False, tol=1e-12, backend=B)  # scaled to a maximum of 1
+    assert max(h.values()) == 1.0 and max(a.values()) == 1.0
+    assert calls == {"hits": 3}
+
+
+def test_hits_example_graphs(calls):
+    """Karate's and Les Miserables' 'weight' attributes, as given and directed."""
+    for G in _weighted_cases():
+        H, A = nx.hits(G)
+        h, a = nx.hits(G, backend=B)
+        assert not float_mismatches(h, H, tol=1e-8) and not float_mismatches(a, A, tol=1e-8)
+        H, A = nx.hits(G, tol=1e-14, max_iter=10000)
+        h, a = nx.hits(G, tol=1e-13, max_iter=10000, backend=B)
+        assert not float_mismatches(h, H, tol=1e-9) and not float_mismatches(a, A, tol=1e-9)
+    assert calls == {"hits": 12}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_hits_random(seed, monkeypatch):
+    """Random graphs, weighted or not, and multigraphs: NetworkX's scores where they are unique, and
+    otherwise what NetworkX's priority fallback gives (the same exception, or NetworkX itself)."""
+    from networkx.algorithms.link_analysis.hits_alg import _hits_python
+
+    G = random_graph(seed)
+    r = random.Random(seed)
+    if r.random() < 0.5:
+        for _, _, d in G.edges(data=True):
+            d["weight"] = d["f"]
+    graphs = [G]
+    if len(G):
+        M = (nx.MultiDiGraph if G.is_directed() else nx.MultiGraph)(G)
+        edges = list(G.edges())
+        for u, v in r.sample(edges, min(len(edges), 5)):  # parallel edges: NetworkX's matrix adds them up
+            M.add_edge(u, v, weight=r.random() * 2)
+        graphs.append(M)
+    for H in graphs:
+        if interface.BackendInterface.can_run("hits", (H,), {}) is not True:
+            def outcome(**kw):
+                try:
+                    return nx.hits(H, tol=1e-13, max_iter=10000, **kw)
+                except Exception as exc:  # noqa: BLE001
+                    return type(exc)
+            monkeypatch.setattr(nx.config.backend_priority, "algos", ["dgraph"])
+            assert outcome() == outcome(backend="networkx")  # NetworkX ran it (or raised the same)
+            monkeypatch.setattr(nx.config.backend_priority, "algos", [])
+            continue
+        h, a = nx.hits(H, tol=1e-13, max_iter=10000, backend=B)
+        if _simple_top(H):
+            ref = nx.hits(H, tol=1e-14, max_iter=10000)
+        else:  # not unique: NetworkX's power iteration (ARPACK returns any vector of the eigenspace)
+            S = nx.DiGraph() if H.is_directed() else nx.Graph()
+            S.add_nodes_from(H)
+            for u, v, d in H.edges(data=True):
+                S.add_edge(u, v, weight=(S[u][v]["weight"] if S.has_edge(u, v) else 0) + d.get("weight", 1))
+            ref = _hits_python(S, max_iter=10000, tol=1e-13)
+        assert not float_mismatches(h, ref[0], tol=1e-9) and not float_mismatches(a, ref[1], tol=1e-9)
 
 
 # -- components (test_connected.py, test_weakly_connected.py) -------------------------------------

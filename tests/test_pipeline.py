@@ -407,3 +407,25 @@ def test_jaccard_step_errors(build, match):
     p = dgraph.Pipeline(graph={"generate": "grid", "rows": 3, "cols": 3})
     with pytest.raises(PipelineError, match=match):
         build(p)
+
+
+def test_hits_and_weighted_pagerank_steps(tmp_path):
+    """Issue 23: hits is a step; pagerank takes weight and nstart; the files hold the API's answers."""
+    G = dgraph.generate("rmat", scale=6, seed=3, directed=True, weighted=True)
+    p = dgraph.Pipeline(graph=G)
+    p.hits("hubs", tol=1e-10, weight="weight").pagerank("wrank", weight="weight", iterations=10)
+    p.output("hubs", "hubs.csv").output("wrank", "wrank.csv")
+    assert "hits(tol=1e-10, weight='weight')" in p.plan()
+    out = p.run(results=tmp_path / "r")
+    want = dgraph.hits(G, tol=1e-10, weight="weight")
+    np.testing.assert_array_equal(out["hubs"].raw("hubs"), want.raw("hubs"))
+    got = pd.read_csv(tmp_path / "r" / "hubs.csv")
+    assert list(got.columns) == ["vertex", "hubs", "authorities"]
+    np.testing.assert_allclose(got["authorities"], want.raw("authorities"), rtol=1e-15)
+    np.testing.assert_array_equal(out["wrank"].raw("pagerank"),
+                                  dgraph.pagerank(G, weight="weight", iterations=10).raw("pagerank"))
+    for build, match in [(lambda q: q.pagerank("r", weight="cost"), "step 0 weight: expected null or false"),
+                         (lambda q: q.hits("h", nstart=[1, 2]), "step 0 nstart: expected a mapping"),
+                         (lambda q: q.hits("h", tol=-1), "step 0 tol: expected a finite number > 0")]:
+        with pytest.raises(PipelineError, match=match):
+            build(dgraph.Pipeline(graph=G))

@@ -27,8 +27,13 @@ FUNCTIONS = {
     "shortest_path_length": "Single source only (target=None): dgraph.bfs (weight=None) or dgraph.sssp "
                             "(weight='attr', non-negative finite numbers, 1 where missing). "
                             "Not supported (falls back): source=None, a target, callable weights.",
-    "pagerank": "Runs on dgraph.pagerank (uniform or personalized teleport, dangling mass follows it). "
-                "Not supported (falls back): nstart, dangling, edge weights other than 1, multigraphs.",
+    "pagerank": "Runs on dgraph.pagerank (uniform or personalized teleport, dangling mass follows it; edge "
+                "weights as transition weights, a multigraph's parallel edges added up; nstart). "
+                "Not supported (falls back): dangling, callable or negative weights, negative nstart values.",
+    "hits": "Runs on dgraph.hits: NetworkX's power iteration, its scaling and stopping test (the same scores "
+            "as its ARPACK solver wherever they are unique); a multigraph's parallel edges add up. "
+            "Not supported (falls back): nstart, one node, no edge of positive weight, unusable weights, "
+            "and a run whose power iteration does not converge in max_iter.",
     "connected_components": "Runs on dgraph.wcc.",
     "weakly_connected_components": "Runs on dgraph.wcc.",
     "strongly_connected_components": "Runs dgraph.scc's compiled Tarjan solver over NetworkX's adjacency: the "

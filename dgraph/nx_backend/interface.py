@@ -54,13 +54,17 @@ class NXGraph:
     dispatched function names an edge attribute, that attribute's values
     aligned with ``indices`` (``default`` where an edge lacks it; the minimum
     over parallel edges of a multigraph, as NetworkX's shortest paths take).
+    A multigraph also keeps, per adjacency entry, the number of parallel
+    edges and the sum of their attribute values: what NetworkX's adjacency
+    matrix holds (``to_scipy_sparse_array`` adds parallel edges up), which
+    PageRank and HITS read.
     The dgraph Graphs are built from it on first use and kept.
     """
 
     __networkx_backend__ = "dgraph"
 
     def __init__(self, nodes, indptr, indices, *, directed, multigraph, weight_attr=None, weight_values=None,
-                 graph_attrs=None, index=None):
+                 graph_attrs=None, index=None, counts=None, sum_values=None):
         self.nodes = nodes
         self.index = index if index is not None else dict(zip(nodes, range(len(nodes))))
         self.indptr = indptr
@@ -76,6 +80,12 @@ class NXGraph:
         if weight_attr is not None:
             self.weights, self.weights_int, self.weights_one, self.weight_problem = _classify_weights(
                 weight_values, weight_attr)
+        # a multigraph's parallel edges per adjacency entry, and the sums of their values (simple graphs:
+        # None, the values above are the sums)
+        self.counts = counts
+        self.sums, self.sum_problem = None, None
+        if weight_attr is not None and sum_values is not None:
+            self.sums, _, _, self.sum_problem = _classify_weights(sum_values, weight_attr)
         self._dgraph = {}
         self.source = lambda: None   # the NetworkX graph converted (a weak reference), for k_core's copy
 
@@ -90,21 +100,27 @@ class NXGraph:
         np.cumsum(counts, out=indptr[1:])
         m = int(indptr[-1])
         indices = _node_numbers(nodes, index, rows, m)
-        values = None
+        values = sums = counts = None
+        if G.is_multigraph():
+            counts = np.fromiter((len(keydict) for nbrs in rows for keydict in nbrs.values()), dtype=np.int64,
+                                 count=m)
         if weight_attr is not None:
             if G.is_multigraph():
-                values = []
+                values, sums = [], []
                 for nbrs in rows:
                     for keydict in nbrs.values():
+                        parallel = [d.get(weight_attr, default) for d in keydict.values()]
                         try:
-                            values.append(min(d.get(weight_attr, default) for d in keydict.values()))
+                            values.append(min(parallel))
                         except TypeError:  # incomparable values: _classify_weights names the problem
-                            values.append(next(iter(keydict.values())).get(weight_attr, default))
+                            values.append(parallel[0])
+                        bad = [x for x in parallel if not isinstance(x, _NUMBER_TYPES) or isinstance(x, bool)]
+                        sums.append(bad[0] if bad else sum(parallel))
             else:
                 values = [d.get(weight_attr, default) for nbrs in rows for d in nbrs.values()]
         out = cls(nodes, indptr, indices, directed=G.is_directed(), multigraph=G.is_multigraph(),
                   weight_attr=weight_attr, weight_values=values, index=index,
-                  graph_attrs=G.graph if preserve_graph_attrs else None)
+                  graph_attrs=G.graph if preserve_graph_attrs else None, counts=counts, sum_values=sums)
         try:
             out.source = weakref.ref(G)
         except TypeError:  # a graph class without weak references: k_core copies to_networkx()
@@ -149,6 +165,28 @@ class NXGraph:
                 w = None if w is None else w[keep]
             self._dgraph[key] = dgraph.from_edges(src, dst, w, directed=self.directed, num_vertices=n)
         return self._dgraph[key]
+
+    def adjacency_graph(self, weight):
+        """``(dgraph Graph, weighted)``: NetworkX's adjacency matrix (``to_scipy_sparse_array(G,
+        weight=weight)``) as a dgraph Graph: a multigraph's parallel edges added up (their ``weight``
+        values, or their number when ``weight`` is None); weighted False where every entry is 1."""
+        if not self.multigraph:
+            ones = weight is None or (self.weight_attr == weight and self.weights_one)
+            return (self.to_dgraph(), False) if ones else (self.to_dgraph(weighted=True), True)
+        if weight is not None and (self.weight_attr != weight or self.sums is None):
+            raise NotImplementedError(self.sum_problem or self.weight_problem
+                                      or f"no usable edge attribute {weight!r}")
+        key = ("sums", weight is not None)
+        if key not in self._dgraph:
+            n = self.n
+            src = np.repeat(np.arange(n, dtype=np.int64), np.diff(self.indptr))
+            dst = self.indices
+            w = self.sums if weight is not None else self.counts.astype(np.float64)
+            if not self.directed:
+                keep = src <= dst
+                src, dst, w = src[keep], dst[keep], w[keep]
+            self._dgraph[key] = dgraph.from_edges(src, dst, w, directed=self.directed, num_vertices=n)
+        return self._dgraph[key], True
 
     def to_networkx(self):
         cls = {(False, False): nx.Graph, (True, False): nx.DiGraph,
@@ -218,7 +256,7 @@ def _weights_of(G, attr):
     if isinstance(G, NXGraph):
         if G.weight_attr != attr:
             return None, False, False, f"the converted graph has no edge attribute {attr!r}"
-        return G.weights, G.weights_int, G.weights_one, G.weight_problem
+        return G.weights, G.weights_int, G.weights_one, G.weight_problem or G.sum_problem
     return _classify_weights([d for _, _, d in G.edges(data=attr, default=1)], attr)
 
 
@@ -353,11 +391,25 @@ def _can_shortest_path_length(G, a):
     return problem or True
 
 
+def _vector_problem(G, values, name):
+    """Why a {node: value} argument cannot be dgraph's (None when it can): a dict of finite
+    non-negative numbers over the nodes, not all zero."""
+    if not isinstance(values, Mapping):
+        return f"{name} must be a dict"
+    nodes = G.nodes if isinstance(G, NXGraph) else G
+    got = [values.get(v, 0) for v in nodes]
+    if not all(_real(x) and math.isfinite(x) and x >= 0 for x in got):
+        return f"{name} values must be finite non-negative numbers"
+    if got and not sum(got) > 0:
+        return f"{name} values are all zero (NetworkX divides by their sum)"
+    return None
+
+
 def _can_pagerank(G, a):
-    if G.is_multigraph():
-        return "multigraphs (parallel edges add up in NetworkX) are not supported"
     if a["nstart"] is not None:
-        return "nstart is not supported"
+        problem = _vector_problem(G, a["nstart"], "nstart")
+        if problem:
+            return problem
     if a["dangling"] is not None:
         return "a dangling dict is not supported (dangling mass follows the personalization)"
     alpha, tol, max_iter = a["alpha"], a["tol"], a["max_iter"]
@@ -379,10 +431,37 @@ def _can_pagerank(G, a):
     if weight is not None:
         if callable(weight):
             return "a callable weight is not supported"
-        _, _, ones, problem = _weights_of(G, weight)
-        if not ones:
-            return f"edge weights {weight!r} other than 1 are not supported (dgraph's PageRank is unweighted)"
+        problem = _weights_of(G, weight)[3]
+        if problem:
+            return problem
     return True
+
+
+def _can_hits(G, a):
+    if a["nstart"] is not None:
+        return "nstart is not supported (NetworkX hands it to ARPACK, in the dict's order)"
+    max_iter, tol = a["max_iter"], a["tol"]
+    if not _integer(max_iter):
+        return "max_iter must be an integer"
+    if not _real(tol) or not (math.isfinite(tol) and tol > 0):
+        return "tol must be a finite number > 0"
+    if len(G) == 1:
+        return "a graph of one node: NetworkX's ARPACK call refuses it"
+    problem = _weights_of(G, "weight")[3]
+    if problem:
+        return problem
+    if len(G) and max_iter > 0 and not _has_positive_edge(G):
+        return "no edge of positive weight: NetworkX's ARPACK call fails on it"
+    return True
+
+
+def _has_positive_edge(G):
+    """Some edge of G has a positive 'weight' (1 where missing)."""
+    if isinstance(G, NXGraph):
+        if G.multigraph and G.sums is not None:
+            return bool((G.sums > 0).any())
+        return bool(len(G.indices)) and (G.weights is None or bool((G.weights > 0).any()))
+    return any(d > 0 for _, _, d in G.edges(data="weight", default=1))
 
 
 def _can_components(G, a):
@@ -507,11 +586,10 @@ class BackendInterface:
     @staticmethod
     def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight="weight",
                  dangling=None):
-        """nx.pagerank: {node: float} in node order, summing to 1; raises PowerIterationFailedConvergence."""
-        if nstart is not None or dangling is not None or G.multigraph:
-            raise NotImplementedError("nstart, dangling and multigraphs are not supported")
-        if weight is not None and not (G.weight_attr == weight and G.weights_one):
-            raise NotImplementedError(f"edge weights {weight!r} other than 1 are not supported")
+        """nx.pagerank: {node: float} in node order, summing to 1; raises PowerIterationFailedConvergence.
+        Edge weights are transition weights, a multigraph's parallel edges added up (NetworkX's matrix)."""
+        if dangling is not None:
+            raise NotImplementedError("a dangling dict is not supported")
         n = G.n
         if n == 0:
             return {}
@@ -523,12 +601,40 @@ class BackendInterface:
             if not np.all(np.isfinite(p)) or (p < 0).any():
                 raise NotImplementedError("personalization values must be finite and non-negative")
             teleport = p
-        r = dgraph.pagerank(G.to_dgraph(), damping=float(alpha), tol=float(tol), max_iterations=int(max_iter),
-                            personalization=teleport)
+        start = None
+        if nstart is not None:
+            problem = _vector_problem(G, nstart, "nstart")
+            if problem:
+                raise NotImplementedError(problem)
+            start = np.array([nstart.get(v, 0) for v in G.nodes], dtype=float)
+        graph, weighted = G.adjacency_graph(weight)
+        r = dgraph.pagerank(graph, damping=float(alpha), tol=float(tol), max_iterations=int(max_iter),
+                            personalization=teleport, nstart=start, weight="weight" if weighted else None)
         steps = r.stats_records
         if not steps or not steps[-1]["delta"] < n * tol:
             raise nx.PowerIterationFailedConvergence(max_iter)
         return dict(zip(G.nodes, np.asarray(r.raw("pagerank"), dtype=np.float64).tolist()))
+
+    @staticmethod
+    def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
+        """nx.hits: (hubs, authorities), two {node: float} in node order, by NetworkX's power iteration
+        (equal to its ARPACK answer wherever that is unique); a multigraph's parallel edges add up."""
+        if nstart is not None:
+            raise NotImplementedError("nstart is not supported")
+        n = G.n
+        if n == 0:
+            return {}, {}
+        if max_iter <= 0:
+            raise nx.PowerIterationFailedConvergence(max_iter)
+        graph, weighted = G.adjacency_graph("weight" if G.weight_attr == "weight" else None)
+        try:
+            r = dgraph.hits(graph, iterations=int(max_iter), tol=float(tol), normalized=bool(normalized),
+                            weight="weight" if weighted else None)
+        except dgraph.ConvergenceError as exc:  # NetworkX's ARPACK may still converge: let it decide
+            raise NotImplementedError(f"dgraph's power iteration did not converge: {exc}") from None
+        hubs = np.asarray(r.raw("hubs"), dtype=np.float64).tolist()
+        auth = np.asarray(r.raw("authorities"), dtype=np.float64).tolist()
+        return dict(zip(G.nodes, hubs)), dict(zip(G.nodes, auth))
 
     # -- components ------------------------------------------------------------------------------
     @staticmethod
@@ -750,6 +856,7 @@ _CAN_RUN = {
     "bfs_edges": _can_bfs_edges,
     "shortest_path_length": _can_shortest_path_length,
     "pagerank": _can_pagerank,
+    "hits": _can_hits,
     "connected_components": _can_components,
     "weakly_connected_components": _can_components,
     "strongly_connected_components": _can_components,

@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 #: the algorithms a step can run (dgraph function names) and their aliases
 ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching",
-              "core_number", "random_walks", "jaccard", "scc")
+              "core_number", "random_walks", "jaccard", "scc", "hits")
 #: steps whose result is per pair of vertices (written as u, v, value), not per vertex
 PAIR_ALGORITHMS = ("jaccard",)
 SUBGRAPH = "subgraph"
@@ -230,7 +230,10 @@ def check_option(fail, path, key, value, num_vertices=None):
         need(isinstance(value, bool), "true or false")
     elif key == "hops":
         need(value == "auto" or _int_in(value, 1, 16), "an integer 1..16 or auto")
-    elif key == "personalization":
+    elif key == "weight":
+        need(value is None or isinstance(value, bool) or value == "weight",
+             "null or false (every edge 1), or weight or true (the graph's edge weights)")
+    elif key in ("personalization", "nstart"):
         need(isinstance(value, dict) and value, "a mapping {vertex: weight}")
         for k, x in value.items():
             check_vertex(fail, path + (k,), k, num_vertices)

@@ -83,12 +83,17 @@ def owned_update(cindptr, cindices, share, plan, old, inv_deg, mass, teleport, d
 
 class FusedIterations:
     """PageRank iterations on one whole-graph CuPy shard; :meth:`step` queues one and returns its
-    L1 change as a 0-d device array (nothing is read back)."""
+    L1 change as a 0-d device array (nothing is read back).  Weighted (``w_in``: each in-edge's
+    weight, ``ident``: 0..m-1), an iteration first forms the products ``w_in * share[cindices]``
+    (two array operations) and the row sums add those up."""
 
-    def __init__(self, cindptr, cindices, rank, inv_deg, teleport, damping, plan):
+    def __init__(self, cindptr, cindices, rank, inv_deg, teleport, damping, plan, w_in=None, ident=None):
         import cupy as cp  # noqa: PLC0415
 
         self.cindptr, self.cindices, self.plan = cindptr, cindices, plan
+        # weighted: the row sums add up the edge array w_in * share[cindices] (over ``ident``, 0..m-1)
+        self.w_in, self.ident = w_in, ident
+        self.products = None if w_in is None else cp.empty(len(w_in), dtype=np.float64)
         self.n = len(cindptr) - 1
         self.inv_deg, self.teleport = inv_deg, teleport
         self.d = float(damping)
@@ -107,7 +112,12 @@ class FusedIterations:
         if self.n == 0:
             return self.zero
         plan, n, nb = self.plan, self.n, _blocks(self.n)
-        gpu_kernels.row_segment_sums(self.cindptr, self.cindices, self.share, plan)
+        if self.w_in is None:
+            gpu_kernels.row_segment_sums(self.cindptr, self.cindices, self.share, plan)
+        else:
+            cp.take(self.share, self.cindices, out=self.products)
+            cp.multiply(self.w_in, self.products, out=self.products)
+            gpu_kernels.row_segment_sums(self.cindptr, self.ident, self.products, plan)
         kernel("rank_update")(
             (nb,), (BLOCK,),
             (plan.segptr, plan.segend, plan.partial, self.rank, self.inv_deg, self.mass,

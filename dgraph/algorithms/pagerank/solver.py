@@ -45,7 +45,7 @@ def gpu_steps(program, shard, st, ctx, limit):
     if program.variant == "pull":
         cindptr, cindices, _ = shard.csc(edge_ids=False)
         fused = FusedIterations(cindptr, cindices, st["rank"], st["inv_deg"], st["teleport"], program.d,
-                                st["plan"])
+                                st["plan"], st["w_in"], st["ident"])
     marks = [cp.cuda.Event() for _ in range(k + 1)]
     marks[0].record()
     deltas = []
@@ -77,6 +77,7 @@ def cpu_steps(program, shard, st, ctx, limit):
     n = shard.n
     cindptr, cindices, _ = shard.csc(edge_ids=False)
     inv_deg = st["inv_deg"]
+    w_in = st["w_in"]  # weighted: each in-edge's weight (pagerank_step_weighted)
     share = st["rank"] * inv_deg
     nxt = np.empty(n, dtype=np.float64)
     diff = np.empty(n, dtype=np.float64)
@@ -90,7 +91,11 @@ def cpu_steps(program, shard, st, ctx, limit):
         base = np.atleast_1d(np.asarray(program._base(shard, st), dtype=np.float64))
         old = st["rank"]
         new = spare
-        cpu.pagerank_step(cindptr, cindices, share, base, vec, program.d, inv_deg, old, new, diff, nxt)
+        if w_in is None:
+            cpu.pagerank_step(cindptr, cindices, share, base, vec, program.d, inv_deg, old, new, diff, nxt)
+        else:
+            cpu.pagerank_step_weighted(cindptr, cindices, w_in, share, base, vec, program.d, inv_deg, old, new,
+                                       diff, nxt)
         st["rank"], spare = new, old
         share, nxt = nxt, share
         report = {"delta": float(diff.sum()), "n": n}
