@@ -34,6 +34,7 @@ _LAZY = {
     "wcc": ("dgraph.algorithms.wcc", "wcc"),
     "cc": ("dgraph.algorithms.wcc", "wcc"),
     "cdlp": ("dgraph.algorithms.cdlp", "cdlp"),
+    "louvain": ("dgraph.algorithms.louvain", "louvain"),
     "sssp": ("dgraph.algorithms.sssp", "sssp"),
     "bc": ("dgraph.algorithms.bc", "bc"),
     "betweenness_centrality": ("dgraph.algorithms.bc", "bc"),
