@@ -20,6 +20,7 @@ import scipy.sparse.csgraph as cg
 from reference import min_parents, reference_depths
 from test_cdlp import ldbc_cdlp
 from test_lcc import ldbc_lcc
+from louvain_reference import reference_louvain
 
 import dgraph
 from dgraph.backend import to_numpy
@@ -115,6 +116,10 @@ def ref_triangles(G, s):
     return {"triangles": np.array([tri[v] for v in range(G.num_vertices)])}
 
 
+def ref_louvain(G, s):
+    return {"community": np.array(reference_louvain(G, seed=7)[0])}
+
+
 def ref_bc(G, s):
     H = G.to_networkx()
     bc = nx.betweenness_centrality_subset(H, sources=[s], targets=list(H), normalized=False)
@@ -134,6 +139,7 @@ ALGORITHMS = {
     "triangle_count": (lambda G, s, **kw: dgraph.triangle_count(G, **kw), ref_triangles, True, False, True, False),
     "bc": (lambda G, s, **kw: dgraph.bc(G, sources=[s], normalized=False, **kw), ref_bc, False, False, False,
            False),
+    "louvain": (lambda G, s, **kw: dgraph.louvain(G, seed=7, **kw), ref_louvain, True, True, False, True),
 }
 
 

@@ -31,6 +31,7 @@ EXACT = {
     "cdlp": (lambda G, s: dgraph.cdlp(G, iterations=5), ("label",)),
     "lcc": (lambda G, s: dgraph.lcc(G), ("lcc",)),
     "triangle_count": (lambda G, s: dgraph.triangle_count(G), ("triangles",)),
+    "louvain": (lambda G, s: dgraph.louvain(G, seed=3), ("community",)),
 }
 CLOSE = {
     "pagerank": (lambda G, s: dgraph.pagerank(G, iterations=15), ("pagerank",)),

@@ -33,6 +33,9 @@ FUNCTIONS = {
     "betweenness_centrality": "Runs on dgraph.bc (k samples the sources exactly as NetworkX does). "
                               "Not supported (falls back): weight.",
     "triangles": "Runs on dgraph.triangle_count. Not supported (falls back): nodes= on a multigraph.",
+    "louvain_communities": "Runs on dgraph.louvain (bulk-synchronous moves, so its communities are not NetworkX's; "
+                           "their modularity is as high). Not supported (falls back): multigraphs, a negative "
+                           "resolution, negative or non-number weights.",
 }
 
 

@@ -390,6 +390,25 @@ def _can_betweenness_centrality(G, a):
     return True
 
 
+def _can_louvain_communities(G, a):
+    if G.is_multigraph():
+        return "multigraphs (parallel edges add up in NetworkX) are not supported"
+    if not _real(a["resolution"]) or not math.isfinite(a["resolution"]) or a["resolution"] < 0:
+        return "resolution must be a finite number >= 0"
+    if not _real(a["threshold"]) or not math.isfinite(a["threshold"]):
+        return "threshold must be a finite number"
+    if a["max_level"] is not None and not _integer(a["max_level"]):
+        return "max_level must be an integer or None"
+    weight = a["weight"]
+    if weight is not None:
+        if callable(weight):
+            return "a callable weight is not supported"
+        problem = _weights_of(G, weight)[3]
+        if problem:
+            return problem
+    return True
+
+
 def _can_triangles(G, a):
     if a["nodes"] is not None and G.is_multigraph():
         return "nodes= on a multigraph is not supported (NetworkX raises)"
@@ -551,6 +570,37 @@ class BackendInterface:
                       sampled_nodes=sources)
         return dict(zip(G.nodes, bc.tolist()))
 
+    # -- communities -----------------------------------------------------------------------------
+    @staticmethod
+    def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, max_level=None, seed=None):
+        """nx.community.louvain_communities: a list of sets, each community's nodes (dgraph.louvain's
+        communities, ordered by their first node in G's order).  ``seed`` (NetworkX hands over a
+        ``random.Random``) draws dgraph's seed, so a seed gives the same communities every time."""
+        if G.multigraph:
+            raise NotImplementedError("multigraphs are not supported")
+        if max_level is not None and max_level <= 0:
+            raise ValueError("max_level argument must be a positive integer or None")
+        weighted = weight is not None
+        if weighted and (G.weight_attr != weight or G.weights is None):
+            raise NotImplementedError(G.weight_problem or f"no usable edge attribute {weight!r}")
+        n = G.n
+        if n and len(G.indices) and weighted and not G.weights.any():
+            raise ZeroDivisionError("division by zero")   # NetworkX: the modularity of a graph of no weight
+        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+            draw = int(seed)
+        elif hasattr(seed, "getrandbits"):
+            draw = seed.getrandbits(63)
+        else:
+            draw = None
+        D = G.to_dgraph(weighted=weighted)
+        comm = np.asarray(dgraph.louvain(D, resolution=float(resolution), threshold=float(threshold),
+                                         max_level=max_level, seed=draw, weight=weighted).raw("community"))
+        groups = {}
+        nodes = G.nodes
+        for v, c in enumerate(comm.tolist()):
+            groups.setdefault(c, set()).add(nodes[v])
+        return list(groups.values())
+
     # -- clustering ------------------------------------------------------------------------------
     @staticmethod
     def triangles(G, nodes=None):
@@ -605,6 +655,7 @@ _CAN_RUN = {
     "weakly_connected_components": _can_components,
     "betweenness_centrality": _can_betweenness_centrality,
     "triangles": _can_triangles,
+    "louvain_communities": _can_louvain_communities,
 }
 _SIGNATURES = {name: inspect.signature(getattr(BackendInterface, name)) for name in _CAN_RUN}
 
