@@ -120,7 +120,7 @@ def move_level(lv, comm, seed, coin_level, base, total, resolution, directed):
                     moves[v] = bc
         q = modularity(inner // 2, tout, tin, total, resolution, directed)
         step += 1
-        if kept is not None and q < kept[0]:
+        if kept is not None and last_moved and q <= kept[0]:
             q_kept, comm, tout, tin = kept[0], list(kept[1]), list(kept[2]), list(kept[3])
             if not directed:
                 tin = tout

@@ -103,16 +103,23 @@ def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, wei
     Louvain (Lu, Halappanavar and Kalyanaraman, Parallel Computing 2015;
     cuGraph): in each superstep every vertex picks its best move from the
     same state, ties to the smallest community id, and about half of them,
-    by a seeded coin, make it, so that neighbors do not swap communities
-    back and forth.  Partitioned, each shard moves the vertices it owns
-    from the replicated community ids and totals; the community graphs of
-    the later levels (one vertex per community) are built on every shard
-    from every shard's part, each shard then moving an even slice of
-    their vertices.  A level that simultaneous moves made worse is dropped.
-    Weights are scaled to integers once (to about 2**-60 of the total
-    weight; integer weights stay exact), so every sum is exact and the
-    answer does not depend on the order of additions: the same seed gives
-    the same communities, bit for bit, whatever runs it.
+    by a seeded coin, make it; a superstep whose moves together did not
+    raise the modularity is undone and fewer vertices move after it.  When
+    coarse levels made the communities, the vertices of each finer level
+    move once more between them (multilevel refinement, Rotta and Noack,
+    2011): it recovers most of what simultaneous moves lose against the
+    sequential algorithm.  A level's moving stops after 50 supersteps.
+
+    Partitioned, each shard moves the vertices it owns from the replicated
+    community ids and totals; the community graphs of the later levels
+    (one vertex per community) are built on every shard from every
+    shard's part, each shard then moving an even slice of their vertices.
+    Memory: each shard holds the whole community graph while it is built,
+    and about ten int64 arrays of one value a vertex.  Weights are scaled
+    to integers once (to about 2**-60 of the total weight; integer weights
+    stay exact), so every sum is exact and the answer does not depend on
+    the order of additions: the same seed gives the same communities, bit
+    for bit, whatever runs it (see :mod:`dgraph.algorithms.louvain.program`).
 
     Examples
     --------

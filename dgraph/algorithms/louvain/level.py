@@ -31,7 +31,7 @@ class Level:
         self.index = int(index)
         self.n = int(n)
         self.rows, self.ptr, self.nbr, self.w = rows, ptr, nbr, w
-        self.arc_row = row_ids(ptr).astype(np.int64, copy=False)
+        self._arc_row = None
         self.directed = bool(directed)
         #: where each partition's rows are (a coarse level: ``bounds[q]..bounds[q + 1]``); None: the shard's
         #: own layout (level 0)
@@ -44,6 +44,16 @@ class Level:
         from ...backend import array_module  # noqa: PLC0415
 
         return array_module(self.ptr)
+
+    def arc_rows(self, keep=False):
+        """The local row of every arc (int64); kept for the next call when ``keep`` (the vectorized step
+        reads it every superstep; the numba kernel walks ``ptr`` and needs it only to aggregate)."""
+        rows = self._arc_row
+        if rows is None:
+            rows = row_ids(self.ptr).astype(np.int64, copy=False)
+            if keep:
+                self._arc_row = rows
+        return rows
 
     def set_strengths(self, sout, sin, loop):
         """The replicated strengths and loops; every vertex starts alone in its community."""
@@ -94,11 +104,11 @@ def owned_local(shard, vertices):
 
 
 def out_arcs(shard, wq):
-    """``(rows, arc rows, targets)`` of the shard's out-arcs: the owned vertices' global ids, the local
-    row of every arc, the arc's target (int64)."""
+    """``(rows, arc rows, targets)`` of the shard's out-arcs: the owned vertices' global ids and the local
+    row of every arc (int64), the arc's target (the shard's vertex dtype)."""
     rows = shard.global_rows().astype(np.int64)
     arow = row_ids(shard.indptr).astype(np.int64, copy=False)
-    return rows, arow, shard.indices.astype(np.int64)
+    return rows, arow, shard.indices
 
 
 def in_arcs_local(shard, wq):
@@ -136,7 +146,7 @@ def level_zero(shard, wq, in_arcs):
     rows, arow, u = out_arcs(shard, wq)
     nr = len(rows)
     ptr = shard.indptr.astype(np.int64, copy=False)
-    is_loop = u == rows[arow]
+    is_loop = u.astype(np.int64) == rows[arow]
     loop = segment_sums(xp, ptr, xp.where(is_loop, wq, 0))
     sout = segment_sums(xp, ptr, wq)
     keep = ~is_loop
@@ -147,7 +157,7 @@ def level_zero(shard, wq, in_arcs):
         sin = segment_sums(xp, in_ptr, in_w)
         keep_in = in_src != rows[in_row]
         r_all = xp.concatenate([r_all, in_row[keep_in]])
-        u_all = xp.concatenate([u_all, in_src[keep_in]])
+        u_all = xp.concatenate([u_all.astype(np.int64), in_src[keep_in]]).astype(u.dtype)
         w_all = xp.concatenate([w_all, in_w[keep_in]])
         order = xp.argsort(r_all, kind="stable") if xp is np else xp.argsort(r_all)
         r_all, u_all, w_all = r_all[order], u_all[order], w_all[order]

@@ -14,9 +14,9 @@ Supersteps, each a stage (``stats["stage"]``), the same sequence on every shard:
   vertices of the coarse levels).  The new community ids of the owned vertices are all-gathered and
   every shard moves the totals of the vertices that moved.  The same superstep measures the
   modularity of the state it started from (exact integer sums): when the last moves, made at once,
-  lowered it, they are undone (every shard holds the last kept state) and the coins need one more
-  bit from then on, one bit fewer again after each superstep kept; so the modularity of a level
-  never falls.  The level's moving ends in the first kept state where no vertex wants to move, or
+  did not raise it, they are undone (every shard holds the last kept state) and the coins need one
+  more bit from then on, one bit fewer again after each superstep kept; so the modularity of a
+  level only rises, and no two vertices swap communities back and forth.  The level's moving ends in the first kept state where no vertex wants to move, or
   after :data:`MAX_LEVEL_STEPS` supersteps (the long tail of single moves is left to the coarser
   levels and the refinement).
 - ``aggregate``: each shard sums its rows' arcs by (community, community); the parts are
@@ -124,7 +124,7 @@ class Louvain(Program):
         stage = st["stage"]
         if stage == "transpose":
             rows, arow, u = out_arcs(shard, st["wq"])
-            return Contribution({"src": rows[arow], "dst": u, "w": st["wq"]})
+            return Contribution({"src": rows[arow], "dst": u.astype(np.int64), "w": st["wq"]})
         if stage == "strengths":
             lv, (sout, sin, loop) = level_zero(shard, st.pop("wq"), st.pop("in_arcs"))
             st["lv"] = lv
@@ -138,13 +138,13 @@ class Louvain(Program):
             key = K.coin_key(self.seed, REFINE_LEVEL + lv.index if st["refine"] else lv.index, st["step"])
             new, cand, moved, inner = self._move(shard, st, lv, key, st["shift"])
             return Contribution({"comm": new}, {"candidates": cand, "moved": moved, "inner": inner})
-        keys, sums = K.aggregate_arcs(lv.xp, lv.rows, lv.arc_row, lv.nbr, lv.w, lv.comm)
+        keys, sums = K.aggregate_arcs(lv.xp, lv.rows, lv.arc_rows(), lv.nbr, lv.w, lv.comm)
         return Contribution({"keys": keys, "sums": sums})
 
     def _move(self, shard, st, lv, key, shift):
         res_d = self.resolution / float(st["total"] * (1 if lv.directed else 2))
         if self.implementation == "generic":
-            return K.move_step(lv.xp, lv.rows, lv.arc_row, lv.nbr, lv.w, lv.comm, lv.sout, lv.sin, lv.loop,
+            return K.move_step(lv.xp, lv.rows, lv.arc_rows(keep=True), lv.nbr, lv.w, lv.comm, lv.sout, lv.sin, lv.loop,
                                lv.tot_out, lv.tot_in, res_d, key, shift)
         from . import cpu  # noqa: PLC0415
         from ...jit import num_threads  # noqa: PLC0415
@@ -209,9 +209,9 @@ class Louvain(Program):
         stage = "refine" if st["refine"] else "move"
         last = st["step"] >= MAX_LEVEL_STEPS
         kept = st["kept_q"]
-        if kept is not None and q < kept:
-            # the last superstep's moves, made at once, lowered the modularity: undo them, and let fewer
-            # vertices move at a time
+        if kept is not None and st["last_moved"] and q <= kept:
+            # the last superstep's moves, made at once, did not raise the modularity: undo them, and let
+            # fewer vertices move at a time
             undone = st["last_moved"]
             lv.comm[...] = st["kept_comm"]
             lv.tot_out[...] = st["kept_out"]
