@@ -78,10 +78,12 @@ def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, wei
         for a graph without edge weight, where it is undefined);
         ``params["levels"]``: the levels kept; ``params["seed"]``;
         ``params["implementation"]`` (:func:`dgraph.algorithms.louvain.implementation`).
-        Stats per superstep: ``stage`` (transpose, strengths, move or
-        aggregate), ``level``, ``moved``, ``candidates`` (vertices that
-        wanted to move), ``communities``, ``modularity`` (before the moves
-        of a move superstep; after an aggregate one) and ``levels``.
+        Stats per superstep: ``stage`` (transpose, strengths, move,
+        aggregate or refine), ``level``, ``moved``, ``undone`` (moves taken
+        back), ``candidates`` (vertices that wanted to move),
+        ``communities``, ``modularity`` (of the state a move or refine
+        superstep started from; after an aggregate one), ``levels`` (kept
+        so far) and ``done``.
 
     Raises
     ------
