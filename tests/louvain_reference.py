@@ -178,8 +178,9 @@ def canonical(labels):
     return [first[c] for c in labels]
 
 
-def reference_louvain(G, *, resolution=1.0, seed=0, threshold=1e-7, max_level=None, weight=True):
-    """``(community of every vertex (internal ids, the smallest member), modularity, levels kept)``."""
+def reference_louvain(G, *, resolution=1.0, seed=0, threshold=1e-7, max_level=None, weight=True, history=None):
+    """``(community of every vertex (internal ids, the smallest member), modularity, levels kept)``;
+    ``history``: a list that gets each kept level's communities (before the refinement)."""
     directed = G.directed
     lv = level_zero(G, weight)
     total = sum(lv.sout)
@@ -200,6 +201,8 @@ def reference_louvain(G, *, resolution=1.0, seed=0, threshold=1e-7, max_level=No
             break
         gain, q = q_new - q, q_new
         member = [up[m] for m in member]
+        if history is not None:
+            history.append(canonical(member))
         chain.append(nxt)
         ups.append(up)
         kept += 1

@@ -281,6 +281,13 @@ def test_levels_threshold_and_max_level():
     _check(one, G, "max_level=1", seed=2, max_level=1)
     coarse = dgraph.louvain(G, seed=2, threshold=1.0)   # the first level's gain is below 1
     assert coarse.params["levels"] == 1
+    levels = []
+    reference_louvain(G, seed=2, history=levels)
+    for target in (G, G.partition(3, method="hash", client=False)):
+        kept = dgraph.louvain(target, seed=2, keep_levels=True)
+        assert kept.columns == ["community"] + [f"level_{i + 1}" for i in range(len(levels))]
+        assert [kept.raw(f"level_{i + 1}").tolist() for i in range(len(levels))] == levels
+        np.testing.assert_array_equal(kept.community, full.community)
     stages = full.stats["stage"].tolist()
     assert stages[0] == "strengths" and stages.count("aggregate") == full.params["levels"] + 1
     assert "refine" in stages and full.stats_records[-1]["done"]
@@ -292,7 +299,8 @@ def test_bad_arguments():
     G = dgraph.from_edges([0, 1], [1, 2])
     for key, bad in [("resolution", -1.0), ("resolution", float("nan")), ("resolution", True), ("resolution", "1"),
                      ("threshold", float("inf")), ("threshold", None), ("max_level", 0), ("max_level", 1.5),
-                     ("max_level", True), ("seed", "x"), ("seed", 1.5), ("weight", "weight"), ("kernels", "cuda")]:
+                     ("max_level", True), ("seed", "x"), ("seed", 1.5), ("weight", "weight"), ("kernels", "cuda"),
+                     ("keep_levels", 1)]:
         with pytest.raises(InputError, match=key):
             dgraph.louvain(G, **{key: bad})
     with pytest.raises(DGraphError, match="executor"):

@@ -6,6 +6,7 @@ test_weakly_connected.py, test_unweighted.py, test_weighted.py, test_generic.py)
 random graphs are compared against NetworkX run without a backend.
 """
 
+import inspect
 import math
 import random
 
@@ -607,3 +608,16 @@ def test_louvain_communities_odd_graphs_and_refusals():
     assert "negative" in can("louvain_communities", (neg,), {})
     with pytest.raises(NotImplementedError, match="not implemented by 'dgraph'"):
         nx.community.louvain_communities(nx.MultiGraph(G), backend=B)
+
+
+def test_louvain_partitions():
+    G = nx.les_miserables_graph()
+    levels = nx.community.louvain_partitions(G, seed=1, backend=B)
+    assert inspect.isgenerator(levels)
+    levels = list(levels)
+    assert len(levels) >= 2 and all(_is_partition(G, p) for p in levels)
+    q = [nx.community.modularity(G, p) for p in levels]
+    assert q == sorted(q) and len(levels[0]) > len(levels[-1])
+    assert levels[-1] == nx.community.louvain_communities(G, seed=1, backend=B)
+    assert list(nx.community.louvain_partitions(nx.empty_graph(2), backend=B)) == [[{0}, {1}]]
+    assert "multigraph" in interface.BackendInterface.can_run("louvain_partitions", (nx.MultiGraph(G),), {})

@@ -36,6 +36,8 @@ FUNCTIONS = {
     "louvain_communities": "Runs on dgraph.louvain (bulk-synchronous moves, so its communities are not NetworkX's; "
                            "their modularity is as high). Not supported (falls back): multigraphs, a negative "
                            "resolution, negative or non-number weights.",
+    "louvain_partitions": "Runs on dgraph.louvain (keep_levels=True): each level's communities, the last one "
+                          "refined (as louvain_communities returns it). Falls back as louvain_communities does.",
 }
 
 

@@ -576,30 +576,17 @@ class BackendInterface:
         """nx.community.louvain_communities: a list of sets, each community's nodes (dgraph.louvain's
         communities, ordered by their first node in G's order).  ``seed`` (NetworkX hands over a
         ``random.Random``) draws dgraph's seed, so a seed gives the same communities every time."""
-        if G.multigraph:
-            raise NotImplementedError("multigraphs are not supported")
         if max_level is not None and max_level <= 0:
             raise ValueError("max_level argument must be a positive integer or None")
-        weighted = weight is not None
-        if weighted and (G.weight_attr != weight or G.weights is None):
-            raise NotImplementedError(G.weight_problem or f"no usable edge attribute {weight!r}")
-        n = G.n
-        if n and len(G.indices) and weighted and not G.weights.any():
-            raise ZeroDivisionError("division by zero")   # NetworkX: the modularity of a graph of no weight
-        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-            draw = int(seed)
-        elif hasattr(seed, "getrandbits"):
-            draw = seed.getrandbits(63)
-        else:
-            draw = None
-        D = G.to_dgraph(weighted=weighted)
-        comm = np.asarray(dgraph.louvain(D, resolution=float(resolution), threshold=float(threshold),
-                                         max_level=max_level, seed=draw, weight=weighted).raw("community"))
-        groups = {}
-        nodes = G.nodes
-        for v, c in enumerate(comm.tolist()):
-            groups.setdefault(c, set()).add(nodes[v])
-        return list(groups.values())
+        r = _louvain(G, weight, resolution, threshold, max_level, seed, keep_levels=False)
+        return _groups(G, r.raw("community"))
+
+    @staticmethod
+    def louvain_partitions(G, weight="weight", resolution=1, threshold=0.0000001, seed=None):
+        """nx.community.louvain_partitions: a generator of each level's partition (lists of sets); the
+        last is the refined one :func:`louvain_communities` returns (dgraph refines the last level)."""
+        r = _louvain(G, weight, resolution, threshold, None, seed, keep_levels=True)
+        return _partitions(G, r)
 
     # -- clustering ------------------------------------------------------------------------------
     @staticmethod
@@ -632,6 +619,40 @@ def _bfs_edges(G, source, depth_limit):
             yield nodes[p], nodes[c]
 
 
+def _louvain(G, weight, resolution, threshold, max_level, seed, keep_levels):
+    """dgraph.louvain on the converted graph, with NetworkX's arguments (see louvain_communities)."""
+    if G.multigraph:
+        raise NotImplementedError("multigraphs are not supported")
+    weighted = weight is not None
+    if weighted and (G.weight_attr != weight or G.weights is None):
+        raise NotImplementedError(G.weight_problem or f"no usable edge attribute {weight!r}")
+    if G.n and len(G.indices) and weighted and not G.weights.any():
+        raise ZeroDivisionError("division by zero")   # NetworkX: the modularity of a graph of no weight
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        draw = int(seed)
+    elif hasattr(seed, "getrandbits"):
+        draw = seed.getrandbits(63)
+    else:
+        draw = None
+    return dgraph.louvain(G.to_dgraph(weighted=weighted), resolution=float(resolution), threshold=float(threshold),
+                          max_level=max_level, seed=draw, weight=weighted, keep_levels=keep_levels)
+
+
+def _groups(G, labels):
+    """The sets of nodes sharing a label, ordered by their first node in G's order."""
+    groups = {}
+    nodes = G.nodes
+    for v, c in enumerate(np.asarray(labels).tolist()):
+        groups.setdefault(c, set()).add(nodes[v])
+    return list(groups.values())
+
+
+def _partitions(G, r):
+    for i in range(1, r.params["levels"]):
+        yield _groups(G, r.raw(f"level_{i}"))
+    yield _groups(G, r.raw("community"))
+
+
 def _components(G):
     n = G.n
     if n == 0:
@@ -656,6 +677,7 @@ _CAN_RUN = {
     "betweenness_centrality": _can_betweenness_centrality,
     "triangles": _can_triangles,
     "louvain_communities": _can_louvain_communities,
+    "louvain_partitions": lambda G, a: _can_louvain_communities(G, dict(a, max_level=None)),
 }
 _SIGNATURES = {name: inspect.signature(getattr(BackendInterface, name)) for name in _CAN_RUN}
 

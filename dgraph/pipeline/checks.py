@@ -190,7 +190,7 @@ def check_option(fail, path, key, value, num_vertices=None):
         need(_is_finite(value) and value > 0, "a finite number > 0")
     elif key == "delta":
         need(value is None or (_is_number(value) and value > 0), "a number > 0 (.inf for Bellman-Ford), or null")
-    elif key in ("normalized", "endpoints"):
+    elif key in ("normalized", "endpoints", "keep_levels"):
         need(isinstance(value, bool), "true or false")
     elif key == "resolution":
         need(_is_finite(value) and value >= 0, "a finite number >= 0")

@@ -23,9 +23,9 @@ from .kernels import scale_exponent
 from .program import IMPLEMENTATIONS, MAX_LEVEL_STEPS, PAR_MIN_ARCS, Louvain, implementation
 
 
-def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, weight=True, backend=None,
-            executor=None, exchange="butterfly", fanout=None, transport="auto", kernels="fused", on_step=None,
-            progress=False):
+def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, weight=True, keep_levels=False,
+            backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto", kernels="fused",
+            on_step=None, progress=False):
     """Communities of the vertices by the Louvain method (modularity maximization).
 
     Every vertex starts alone in its community.  In a level, vertices move to
@@ -60,6 +60,11 @@ def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, wei
         True (the default): use the graph's edge weights when it has some
         (non-negative; a missing weight is 1); False or None: every edge
         weighs 1.
+    keep_levels : bool, optional
+        Also a column per level kept, ``level_1`` .. ``level_<levels>``: the
+        communities each level ended with (the dendrogram of NetworkX's
+        ``louvain_partitions``), before the refinement that makes
+        ``community``.  Default False.
     kernels : {'fused', 'generic'}
         'fused' (the default): a threaded numba kernel moves the vertices on
         the numpy backend (CuPy runs the vectorized step either way);
@@ -151,6 +156,8 @@ def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, wei
         raise InputError(f"weight={weight!r}: expected True (use the graph's edge weights), False or None")
     if kernels not in ("fused", "generic"):
         raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    if not isinstance(keep_levels, (bool, np.bool_)):
+        raise InputError(f"keep_levels={keep_levels!r}: expected True or False")
     target = run_target(G, backend, executor)
     use_weights = bool(weight) and bool(getattr(target.graph, "weighted", False))
     arcs, wmax, integer, negative = _weight_summary(target.graph, use_weights)
@@ -164,7 +171,7 @@ def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, wei
 
     def make(ids):
         return Louvain(resolution=resolution, threshold=threshold, max_level=max_level, seed=seed,
-                       exponent=exponent, weighted=use_weights, implementation=impl)
+                       exponent=exponent, weighted=use_weights, implementation=impl, keep_levels=bool(keep_levels))
 
     r = run_program(make, target.graph, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
                     transport=transport, on_step=on_step, progress=progress, vertex_columns=("community",),
@@ -173,6 +180,8 @@ def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, wei
     records = r.stats_records
     r.params["modularity"] = float(records[-1]["modularity"]) if records else 0.0
     r.params["levels"] = int(records[-1]["levels"]) if records else 0
+    if keep_levels:
+        r.vertex_columns += tuple(f"level_{i + 1}" for i in range(r.params["levels"]))
     return r
 
 

@@ -86,13 +86,14 @@ def _report(stage, level, moved=0, undone=0, candidates=0, communities=0, modula
 class Louvain(Program):
     """The Louvain Program (see the module docstring).  ``exponent``: the weights' scale
     (:func:`.kernels.scale_exponent`); ``weighted``: use the shards' weights (else every arc weighs
-    1); ``max_level`` None or a positive int."""
+    1); ``max_level`` None or a positive int; ``keep_levels``: also a column ``level_<i>`` of each
+    kept level's communities (before the refinement)."""
 
     name = "louvain"
     replicated_result = True
 
     def __init__(self, *, resolution=1.0, threshold=1e-7, max_level=None, seed=0, exponent=0, weighted=True,
-                 implementation="generic"):
+                 implementation="generic", keep_levels=False):
         self.resolution = float(resolution)
         self.threshold = float(threshold)
         self.max_level = max_level
@@ -100,13 +101,14 @@ class Louvain(Program):
         self.exponent = int(exponent)
         self.weighted = bool(weighted)
         self.implementation = implementation
+        self.keep_levels = bool(keep_levels)
 
     # -- set-up ------------------------------------------------------------------------------------
     def init(self, shard):
         xp = shard.xp
         weights = shard.weights if self.weighted else None
         wq = K.quantize(xp, weights, self.exponent, shard.num_arcs)
-        st = {"wq": wq, "member": None, "kept": 0, "total": 0, "q": 0.0, "refine": False}
+        st = {"wq": wq, "member": None, "kept": 0, "total": 0, "q": 0.0, "refine": False, "history": []}
         self._new_level(st, None)
         in_arcs = in_arcs_local(shard, wq) if shard.directed else None
         st["stage"] = "transpose" if shard.directed and in_arcs is None else "strengths"
@@ -287,6 +289,8 @@ class Louvain(Program):
         st["q"] = q
         up = dense[lv.comm]
         st["member"] = up if st["member"] is None else up[st["member"]]
+        if self.keep_levels:
+            st["history"].append(st["member"])
         st["ups"].append(up)
         st["chain"].append(nxt)
         st["kept"] += 1
@@ -332,7 +336,10 @@ class Louvain(Program):
         member = st["member"]
         if member is None:
             member = xp.arange(shard.n, dtype=np.int64)
-        return {"community": K.canonical(xp, member)}
+        columns = {"community": K.canonical(xp, member)}
+        for i, level in enumerate(st["history"]):   # keep_levels: each kept level's communities, unrefined
+            columns[f"level_{i + 1}"] = K.canonical(xp, level)
+        return columns
 
 
 __all__ = ["Louvain", "implementation", "IMPLEMENTATIONS", "PAR_MIN_ARCS", "MAX_LEVEL_STEPS"]
