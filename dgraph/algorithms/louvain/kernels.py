@@ -18,9 +18,10 @@ weighted degree with a self loop counted twice) with ``v`` taken out of ``own``,
 resolution over ``2m`` (undirected, ``m`` the total edge weight) or over ``m`` (directed):
 NetworkX's ``louvain_communities`` gain, times ``m``.  ``v`` wants the best neighbor community when
 it scores strictly more than ``own``; among equal scores the smallest community id.  It moves when
-it also draws ``active`` this superstep (a counter-based coin keyed by the seed, the level, the
-superstep of the level and the vertex: about half of the vertices move at a time, so two
-neighbors rarely swap communities forever, as they would if every vertex moved at once).
+it also draws :func:`active` this superstep: a counter-based coin keyed by the seed, the level, the
+superstep of the level and the vertex, up with probability ``2**-shift`` (the program sets
+``shift``: fewer vertices move at once where their moves interfere, see
+:mod:`dgraph.algorithms.louvain.program`).
 """
 
 from __future__ import annotations
