@@ -37,6 +37,7 @@ _LAZY = {
     "cc": ("dgraph.algorithms.wcc", "wcc"),
     "scc": ("dgraph.algorithms.scc", "scc"),
     "cdlp": ("dgraph.algorithms.cdlp", "cdlp"),
+    "louvain": ("dgraph.algorithms.louvain", "louvain"),
     "sssp": ("dgraph.algorithms.sssp", "sssp"),
     "bc": ("dgraph.algorithms.bc", "bc"),
     "betweenness_centrality": ("dgraph.algorithms.bc", "bc"),

@@ -56,6 +56,13 @@ ALGORITHMS = {
     "scc": {"help": "strongly connected components (label: the smallest vertex id)", "options": [], "flags": []},
     "cdlp": {"help": "community detection by label propagation (LDBC semantics)", "options": ["iterations"],
              "flags": [("--iterations", dict(type=int, default=10))]},
+    "louvain": {"help": "communities by the Louvain method (the smallest vertex id of each) and their modularity",
+                "options": ["resolution", "seed", "threshold", "max_level"],
+                "flags": [("--resolution", dict(type=float, default=1.0, help="gamma (default 1)")),
+                          ("--seed", dict(type=int, help="which vertices move when (default: drawn, printed)")),
+                          ("--threshold", dict(type=float, default=1e-7,
+                                               help="the least modularity gain of a level (default 1e-7)")),
+                          ("--max-level", dict(dest="max_level", type=int, help="at most this many levels"))]},
     "lcc": {"help": "local clustering coefficient (LDBC semantics)", "options": [], "flags": []},
     "triangle_count": {"help": "triangles through every vertex, and the total", "options": [], "flags": []},
     "core_number": {"help": "core numbers: the largest k of a k-core holding each vertex (NetworkX's semantics)",
@@ -198,6 +205,9 @@ def _summary(name, r, G, args):
         what = plural(len(np.unique(cols["component"])), "strongly connected component")
     elif name == "cdlp":
         what = plural(len(np.unique(cols["label"])), "community", "communities")
+    elif name == "louvain":
+        what = (f"{plural(len(np.unique(cols['community'])), 'community', 'communities')}, modularity "
+                f"{r.params['modularity']:.6g} (seed {r.params['seed']})")
     elif name == "lcc":
         what = f"mean {cols['lcc'].mean() if n else 0:.6g}"
     elif name == "maximal_matching":

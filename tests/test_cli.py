@@ -239,6 +239,8 @@ def test_bfs_cupy_backend_same_output(capsys, small, tmp_path):
     (["pagerank", "--iterations", "5"], "pagerank", lambda G: dgraph.pagerank(G, iterations=5)),
     (["wcc"], "component", lambda G: dgraph.wcc(G)),
     (["cdlp", "--iterations", "3"], "label", lambda G: dgraph.cdlp(G, iterations=3)),
+    (["louvain", "--seed", "3", "--resolution", "0.8"], "community", lambda G: dgraph.louvain(G, seed=3,
+                                                                                           resolution=0.8)),
     (["lcc"], "lcc", lambda G: dgraph.lcc(G)),
     (["triangle_count"], "triangles", lambda G: dgraph.triangle_count(G)),
     (["bc", "--sources", "0", "3", "--raw"], "bc", lambda G: dgraph.bc(G, [0, 3], normalized=False)),

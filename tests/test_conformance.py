@@ -21,6 +21,7 @@ from reference import min_parents, reference_depths
 from test_cdlp import ldbc_cdlp
 from test_lcc import ldbc_lcc
 from test_random_walks import reference_walks
+from louvain_reference import reference_louvain
 
 import dgraph
 from dgraph.backend import to_numpy
@@ -126,10 +127,16 @@ def ref_triangles(G, s):
 def ref_core_number(G, s):
     core = nx.core_number(G.to_networkx())
     return {"core": np.array([core[v] for v in range(G.num_vertices)])}
+
+
 def ref_random_walks(G, s):
     n = G.num_vertices
     paths = reference_walks(G.to_networkx(), list(range(n)), 5, seed=11, p=0.5, q=2.0)
     return {"paths": np.array(paths, dtype=np.int64).reshape(n, 6)}
+
+
+def ref_louvain(G, s):
+    return {"community": np.array(reference_louvain(G, seed=7)[0])}
 
 
 def ref_bc(G, s):
@@ -178,6 +185,7 @@ ALGORITHMS = {
                 True),
     "hits": (lambda G, s, **kw: dgraph.hits(G, weight="weight", iterations=20000, tol=1e-13, **kw), ref_hits, False,
              True, False, True),
+    "louvain": (lambda G, s, **kw: dgraph.louvain(G, seed=7, **kw), ref_louvain, True, True, False, True),
 }
 
 

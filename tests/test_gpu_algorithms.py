@@ -33,6 +33,7 @@ EXACT = {
     "lcc": (lambda G, s: dgraph.lcc(G), ("lcc",)),
     "triangle_count": (lambda G, s: dgraph.triangle_count(G), ("triangles",)),
     "core_number": (lambda G, s: dgraph.core_number(G, self_loops="ignore"), ("core",)),
+    "louvain": (lambda G, s: dgraph.louvain(G, seed=3), ("community",)),
 }
 CLOSE = {
     "pagerank": (lambda G, s: dgraph.pagerank(G, iterations=15), ("pagerank",)),

@@ -48,6 +48,11 @@ FUNCTIONS = {
               "the subgraph, with every attribute. Not supported (falls back): a k that is not a number.",
     "jaccard_coefficient": "Runs on dgraph.jaccard (the pairs in batches). ebunch=None scores every non-edge, "
                            "zeros included, in NetworkX's order: quadratic, as NetworkX's own.",
+    "louvain_communities": "Runs on dgraph.louvain (bulk-synchronous moves, so its communities are not NetworkX's; "
+                           "their modularity is as high). Not supported (falls back): multigraphs, a negative "
+                           "resolution, negative or non-number weights.",
+    "louvain_partitions": "Runs on dgraph.louvain (keep_levels=True): each level's communities, the last one "
+                          "refined (as louvain_communities returns it). Falls back as louvain_communities does.",
 }
 
 

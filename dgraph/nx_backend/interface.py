@@ -476,6 +476,25 @@ def _can_betweenness_centrality(G, a):
     return True
 
 
+def _can_louvain_communities(G, a):
+    if G.is_multigraph():
+        return "multigraphs (parallel edges add up in NetworkX) are not supported"
+    if not _real(a["resolution"]) or not math.isfinite(a["resolution"]) or a["resolution"] < 0:
+        return "resolution must be a finite number >= 0"
+    if not _real(a["threshold"]) or not math.isfinite(a["threshold"]):
+        return "threshold must be a finite number"
+    if a["max_level"] is not None and not _integer(a["max_level"]):
+        return "max_level must be an integer or None"
+    weight = a["weight"]
+    if weight is not None:
+        if callable(weight):
+            return "a callable weight is not supported"
+        problem = _weights_of(G, weight)[3]
+        if problem:
+            return problem
+    return True
+
+
 def _can_triangles(G, a):
     if a["nodes"] is not None and G.is_multigraph():
         return "nodes= on a multigraph is not supported (NetworkX raises)"
@@ -691,6 +710,24 @@ class BackendInterface:
                       sampled_nodes=sources)
         return dict(zip(G.nodes, bc.tolist()))
 
+    # -- communities -----------------------------------------------------------------------------
+    @staticmethod
+    def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001, max_level=None, seed=None):
+        """nx.community.louvain_communities: a list of sets, each community's nodes (dgraph.louvain's
+        communities, ordered by their first node in G's order).  ``seed`` (NetworkX hands over a
+        ``random.Random``) draws dgraph's seed, so a seed gives the same communities every time."""
+        if max_level is not None and max_level <= 0:
+            raise ValueError("max_level argument must be a positive integer or None")
+        r = _louvain(G, weight, resolution, threshold, max_level, seed, keep_levels=False)
+        return _groups(G, r.raw("community"))
+
+    @staticmethod
+    def louvain_partitions(G, weight="weight", resolution=1, threshold=0.0000001, seed=None):
+        """nx.community.louvain_partitions: a generator of each level's partition (lists of sets); the
+        last is the refined one :func:`louvain_communities` returns (dgraph refines the last level)."""
+        r = _louvain(G, weight, resolution, threshold, None, seed, keep_levels=True)
+        return _partitions(G, r)
+
     # -- clustering ------------------------------------------------------------------------------
     @staticmethod
     def triangles(G, nodes=None):
@@ -837,6 +874,40 @@ def _strong_components(G):
         yield {nodes[v] for v in groups[i].tolist()}
 
 
+def _louvain(G, weight, resolution, threshold, max_level, seed, keep_levels):
+    """dgraph.louvain on the converted graph, with NetworkX's arguments (see louvain_communities)."""
+    if G.multigraph:
+        raise NotImplementedError("multigraphs are not supported")
+    weighted = weight is not None
+    if weighted and (G.weight_attr != weight or G.weights is None):
+        raise NotImplementedError(G.weight_problem or f"no usable edge attribute {weight!r}")
+    if G.n and len(G.indices) and weighted and not G.weights.any():
+        raise ZeroDivisionError("division by zero")   # NetworkX: the modularity of a graph of no weight
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        draw = int(seed)
+    elif hasattr(seed, "getrandbits"):
+        draw = seed.getrandbits(63)
+    else:
+        draw = None
+    return dgraph.louvain(G.to_dgraph(weighted=weighted), resolution=float(resolution), threshold=float(threshold),
+                          max_level=max_level, seed=draw, weight=weighted, keep_levels=keep_levels)
+
+
+def _groups(G, labels):
+    """The sets of nodes sharing a label, ordered by their first node in G's order."""
+    groups = {}
+    nodes = G.nodes
+    for v, c in enumerate(np.asarray(labels).tolist()):
+        groups.setdefault(c, set()).add(nodes[v])
+    return list(groups.values())
+
+
+def _partitions(G, r):
+    for i in range(1, r.params["levels"]):
+        yield _groups(G, r.raw(f"level_{i}"))
+    yield _groups(G, r.raw("community"))
+
+
 def _components(G):
     n = G.n
     if n == 0:
@@ -866,6 +937,8 @@ _CAN_RUN = {
     "core_number": _can_core_number,
     "k_core": _can_k_core,
     "jaccard_coefficient": _can_jaccard_coefficient,
+    "louvain_communities": _can_louvain_communities,
+    "louvain_partitions": lambda G, a: _can_louvain_communities(G, dict(a, max_level=None)),
 }
 _SIGNATURES = {name: inspect.signature(getattr(BackendInterface, name)) for name in _CAN_RUN}
 

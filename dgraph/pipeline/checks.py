@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 #: the algorithms a step can run (dgraph function names) and their aliases
 ALGORITHMS = ("bfs", "sssp", "pagerank", "wcc", "cc", "cdlp", "lcc", "triangle_count", "bc", "maximal_matching",
-              "core_number", "random_walks", "jaccard", "scc", "hits")
+              "core_number", "random_walks", "jaccard", "scc", "hits", "louvain")
 #: steps whose result is per pair of vertices (written as u, v, value), not per vertex
 PAIR_ALGORITHMS = ("jaccard",)
 SUBGRAPH = "subgraph"
@@ -196,8 +196,16 @@ def check_option(fail, path, key, value, num_vertices=None):
         need(_is_finite(value) and value > 0, "a finite number > 0")
     elif key == "delta":
         need(value is None or (_is_number(value) and value > 0), "a number > 0 (.inf for Bellman-Ford), or null")
-    elif key in ("normalized", "endpoints"):
+    elif key in ("normalized", "endpoints", "keep_levels"):
         need(isinstance(value, bool), "true or false")
+    elif key == "resolution":
+        need(_is_finite(value) and value >= 0, "a finite number >= 0")
+    elif key == "threshold":
+        need(_is_finite(value), "a finite number")
+    elif key == "max_level":
+        need(value is None or _int_in(value, 1, MAX_ITERATIONS), f"an integer 1..{MAX_ITERATIONS:,} (or null)")
+    elif key == "weight":
+        need(value is None or isinstance(value, bool), "true (use the edge weights), false or null")
     elif key == "exchange":
         check_exchange(fail, path, value)
     elif key == "left":

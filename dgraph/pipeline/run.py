@@ -283,6 +283,8 @@ def execute(p, results, *, overwrite=False, progress=None, source_text=None, log
                     for key in ("source", "sources"):
                         if options.get(key) != s["options"].get(key):
                             rec[key] = options[key]  # what max-degree picked
+                    if "modularity" in r.params:  # louvain: the answer's modularity, and the seed it drew
+                        rec.update(modularity=r.params["modularity"], seed=r.params["seed"])
             except PipelineError:
                 raise
             except DGraphError as e:
