@@ -339,6 +339,7 @@ def test_rates_print_as_significant_digits():
 @pytest.mark.parametrize("algorithm, direction, libs", [
     ("core_number", "--undirected", ("networkit", "igraph")),
     ("scc", "--directed", ("scipy", "networkit", "igraph")),
+    ("louvain", "--undirected", ("networkit", "igraph")),
     ("hits", "--directed", ("scipy", "igraph")),
     ("jaccard", "--undirected", ("networkit", "igraph")),
     ("random_walks", "--directed", ("igraph",)),

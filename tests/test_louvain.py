@@ -299,7 +299,7 @@ def test_bad_arguments():
     G = dgraph.from_edges([0, 1], [1, 2])
     for key, bad in [("resolution", -1.0), ("resolution", float("nan")), ("resolution", True), ("resolution", "1"),
                      ("threshold", float("inf")), ("threshold", None), ("max_level", 0), ("max_level", 1.5),
-                     ("max_level", True), ("seed", "x"), ("seed", 1.5), ("weight", "weight"), ("kernels", "cuda"),
+                     ("max_level", True), ("seed", "x"), ("seed", 1.5), ("weight", "w"), ("kernels", "cuda"),
                      ("keep_levels", 1)]:
         with pytest.raises(InputError, match=key):
             dgraph.louvain(G, **{key: bad})

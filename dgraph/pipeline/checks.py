@@ -204,8 +204,6 @@ def check_option(fail, path, key, value, num_vertices=None):
         need(_is_finite(value), "a finite number")
     elif key == "max_level":
         need(value is None or _int_in(value, 1, MAX_ITERATIONS), f"an integer 1..{MAX_ITERATIONS:,} (or null)")
-    elif key == "weight":
-        need(value is None or isinstance(value, bool), "true (use the edge weights), false or null")
     elif key == "exchange":
         check_exchange(fail, path, value)
     elif key == "left":

@@ -56,8 +56,8 @@ def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, wei
         (default 1e-7, NetworkX's).
     max_level : int or None, optional
         At most this many levels (positive); None: until ``threshold`` stops it.
-    weight : bool, optional
-        True (the default): use the graph's edge weights when it has some
+    weight : bool or 'weight', optional
+        True or 'weight' (the default): use the graph's edge weights when it has some
         (non-negative; a missing weight is 1); False or None: every edge
         weighs 1.
     keep_levels : bool, optional
@@ -152,8 +152,11 @@ def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, wei
         seed = int.from_bytes(os.urandom(8), "little") >> 1
     elif not _is_int(seed):
         raise InputError(f"seed={seed!r}: expected an integer or None")
+    if isinstance(weight, str) and weight == "weight":  # NetworkX's name for the edge weights, as pagerank takes it
+        weight = True
     if weight is not None and not isinstance(weight, (bool, np.bool_)):
-        raise InputError(f"weight={weight!r}: expected True (use the graph's edge weights), False or None")
+        raise InputError(f"weight={weight!r}: expected True or 'weight' (use the graph's edge weights), False or "
+                         f"None")
     if kernels not in ("fused", "generic"):
         raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
     if not isinstance(keep_levels, (bool, np.bool_)):
