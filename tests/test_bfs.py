@@ -254,6 +254,19 @@ def test_levels_loop_switches_direction_and_chunks(monkeypatch):
     assert (cut.raw("depth") <= 5).all() and (cut.raw("depth") == 5).sum() == full.stats["frontier"][4]
 
 
+def test_levels_loop_leaves_huge_graphs_to_the_supersteps(monkeypatch):
+    """A graph too large for the packed (depth, parent) words runs a superstep at a time, same answers."""
+    from dgraph.algorithms.bfs import cpu
+
+    G = dgraph.generate("grid", rows=6, cols=8)
+    ref = dgraph.bfs(G, 3)
+    monkeypatch.setattr(cpu, "PACKED_MAX_N", G.num_vertices)
+    monkeypatch.setattr(cpu, "run_levels", None)  # never called
+    r = dgraph.bfs(G, 3)
+    assert r.params["implementation"] == "cpu-numba+levels"
+    _same_run(r, ref)
+
+
 def test_levels_loop_needs_one_whole_shard():
     from dgraph.algorithms.bfs import BFS
     from dgraph.engine.run import run_program

@@ -95,35 +95,38 @@ def visit_pull(cindptr, cindices, fmask, row_base, rows, labels, parents, level,
 
 
 @inline
-def _push_whole(indptr, indices, front, nf, labels, parents, level, out):
-    """:func:`_push` on a whole shard (row = vertex), the claimed degrees read off ``indptr`` after.
+def _push_packed(indptr, indices, front, nf, word, level, out):
+    """:func:`_push` on a whole shard (row = vertex) over packed words ``word[v] = level << 32 | parent``
+    (-1: unvisited); the claimed degrees are read off ``indptr`` after the visit.
 
-    Indexes through ``np.uint64``: numba checks every signed index for a
-    negative (Python's wraparound), which cost the grid's traversal a third.
-    The degree sum is a pass over the claimed vertices after the visit (their
-    rows are read again by the next level): 9 % of the grid's traversal
-    less than reading them while claiming.
+    One word a vertex: a visit reads and writes one cache line where the depth and parent arrays
+    are two (the 1000x1000 grid's traversal, warm: 19.4 -> 12.2 ms with the pack and unpack
+    passes, scipy's breadth_first_order 11.1).  Indexes through ``np.uint64``: numba checks every
+    signed index for a negative (Python's wraparound), which cost the traversal a third.  The
+    degree sum is a pass over the claimed vertices after the visit (their rows are read again by
+    the next level): 9 % less than reading them while claiming.
     """
     k = 0
     touched = 0
     one = np.uint64(1)
+    tag = np.int64(level) << 32
     for i in range(nf):
         u = front[i]
         r = np.uint64(u)
         lo = indptr[r]
         hi = indptr[r + one]
         touched += hi - lo
+        mine = tag | np.int64(u)
         for e in range(lo, hi):
             v = indices[np.uint64(e)]
             x = np.uint64(v)
-            lab = labels[x]
-            if lab < 0:
-                labels[x] = level
-                parents[x] = u
+            w = word[x]
+            if w < 0:
+                word[x] = mine
                 out[k] = v
                 k += 1
-            elif lab == level and u < parents[x]:
-                parents[x] = u
+            elif mine < w and (w >> 32) == level:  # claimed this level by a larger frontier vertex
+                word[x] = mine
     degsum = 0
     for i in range(k):
         x = np.uint64(out[i])
@@ -132,21 +135,21 @@ def _push_whole(indptr, indices, front, nf, labels, parents, level, out):
 
 
 @inline
-def _pull_whole(indptr, cindptr, cindices, fmask, labels, parents, level, out):
-    """:func:`_pull` on a whole shard (row = vertex), unsigned indexing as :func:`_push_whole`."""
+def _pull_packed(indptr, cindptr, cindices, fmask, word, level, out):
+    """:func:`_pull` on a whole shard over the packed words of :func:`_push_packed`."""
     found = 0
     touched = 0
     degsum = 0
     one = np.uint64(1)
+    tag = np.int64(level) << 32
     for v in range(cindptr.shape[0] - 1):
         x = np.uint64(v)
-        if labels[x] < 0:
+        if word[x] < 0:
             for e in range(cindptr[x], cindptr[x + one]):
                 touched += 1
                 u = cindices[np.uint64(e)]
                 if fmask[np.uint64(u)]:
-                    labels[x] = level
-                    parents[x] = u
+                    word[x] = tag | np.int64(u)
                     out[found] = v
                     found += 1
                     degsum += indptr[x + one] - indptr[x]
@@ -157,24 +160,46 @@ def _pull_whole(indptr, cindptr, cindices, fmask, labels, parents, level, out):
 PUSH, PULL = 0, 1                 #: directions in run_levels' records
 AUTO, ONLY_PUSH, ONLY_PULL = 0, 1, 2  #: the user's direction, as run_levels takes it
 
+#: run_levels packs a vertex's depth and parent into one int64: graphs of fewer vertices than this
+PACKED_MAX_N = 2**31
+
 
 @jit
-def run_levels(indptr, indices, cindptr, cindices, labels, parents, front, nxt, fmask, nf, m_f, level,
-               m_u, prev_nf, cur, mode, alpha, beta, limit, rec):
+def pack(labels, parents, word):
+    """word[v] = labels[v] << 32 | parents[v], or -1 where unvisited (labels[v] < 0)."""
+    for v in range(word.shape[0]):
+        lab = labels[v]
+        word[v] = -1 if lab < 0 else (np.int64(lab) << 32) | np.int64(parents[v])
+
+
+@jit
+def unpack(word, labels, parents):
+    """The inverse of :func:`pack`: depth and parent, -1 and ``unset`` where unvisited."""
+    mask = np.int64(0xFFFFFFFF)
+    for v in range(word.shape[0]):
+        w = word[v]
+        if w >= 0:
+            labels[v] = w >> 32
+            parents[v] = w & mask
+
+
+@jit
+def run_levels(indptr, indices, cindptr, cindices, word, front, nxt, fmask, nf, m_f, level, m_u, prev_nf, cur,
+               mode, alpha, beta, limit, rec):
     """Levels of a BFS on one whole shard (local row = vertex id) until the frontier empties or ``limit``.
 
     Each level is what one superstep of :class:`~dgraph.algorithms.bfs.program.BFS` does with
-    :func:`visit_push` / :func:`visit_pull` (here :func:`_push_whole`, :func:`_pull_whole`, the same
-    claims in the same order): Beamer's choice from the frontier's size ``nf``, its
-    out-edges ``m_f``, the unvisited edges ``m_u`` and the previous frontier's size (``cur``: the
-    last direction; ``mode``: AUTO, ONLY_PUSH or ONLY_PULL), then the visit.  The frontier is in
-    ``front[:nf]``; ``nxt`` (n slots) takes the next one and the two swap; ``fmask`` (n bools,
-    all False) marks a pulled level's frontier and is all False again on return.  Record ``i`` of
-    ``rec`` (a (limit, 4) int64 array) is level i's (direction, vertices claimed, edges scanned,
-    claimed degree sum).  Returns ``(levels, nf, m_f, level, m_u, prev_nf, cur)``; the frontier
-    is then in ``front[:nf]``.
+    :func:`visit_push` / :func:`visit_pull` (here :func:`_push_packed`, :func:`_pull_packed`, the
+    same claims in the same order, on packed words, see :func:`pack`): Beamer's choice from the
+    frontier's size ``nf``, its out-edges ``m_f``, the unvisited edges ``m_u`` and the previous
+    frontier's size (``cur``: the last direction; ``mode``: AUTO, ONLY_PUSH or ONLY_PULL), then the
+    visit.  The frontier is in ``front[:nf]``; ``nxt`` (n slots) takes the next one and the two swap;
+    ``fmask`` (n bools, all False) marks a pulled level's frontier and is all False again on return.
+    Record ``i`` of ``rec`` (a (limit, 4) int64 array) is level i's (direction, vertices claimed,
+    edges scanned, claimed degree sum).  Returns ``(levels, nf, m_f, level, m_u, prev_nf, cur)``;
+    the frontier is then in ``front[:nf]``.
     """
-    n = labels.shape[0]
+    n = word.shape[0]
     a, b = front, nxt
     steps = 0
     while nf > 0 and steps < limit:
@@ -189,11 +214,11 @@ def run_levels(indptr, indices, cindptr, cindices, labels, parents, front, nxt, 
             cur = PUSH
         level += 1
         if cur == PUSH:
-            k, touched, degsum = _push_whole(indptr, indices, a, nf, labels, parents, level, b)
+            k, touched, degsum = _push_packed(indptr, indices, a, nf, word, level, b)
         else:
             for i in range(nf):
                 fmask[a[i]] = True
-            k, touched, degsum = _pull_whole(indptr, cindptr, cindices, fmask, labels, parents, level, b)
+            k, touched, degsum = _pull_packed(indptr, cindptr, cindices, fmask, word, level, b)
             for i in range(nf):
                 fmask[a[i]] = False
         rec[steps, 0] = cur
@@ -225,9 +250,11 @@ def warm_up():
                    np.empty(2, vdt), deg)
         visit_pull(indptr, indices, np.array([True, False]), 0, none, labels.copy(), parents.copy(), 1,
                    np.empty(2, vdt), deg)
-        run_levels(indptr, indices, indptr, indices, labels.copy(), parents.copy(), np.array([0, 0], vdt),
-                   np.empty(2, vdt), np.zeros(2, bool), 1, 1, 0, 1, 0, PUSH, AUTO, 15.0, 18.0, 4,
-                   np.empty((4, 4), np.int64))
+        word = np.empty(2, np.int64)
+        pack(labels, parents, word)
+        run_levels(indptr, indices, indptr, indices, word, np.array([0, 0], vdt), np.empty(2, vdt),
+                   np.zeros(2, bool), 1, 1, 0, 1, 0, PUSH, AUTO, 15.0, 18.0, 4, np.empty((4, 4), np.int64))
+        unpack(word, labels.copy(), parents.copy())
 
 
 # -- the visit steps (shard, state, frontier edges when known) -> (claimed, scanned, degree sum) ------
@@ -257,5 +284,5 @@ def pull(shard, st, m_f):
     return out[:k].copy(), int(touched), int(degsum)
 
 
-__all__ = ["visit_push", "visit_pull", "run_levels", "warm_up", "push", "pull", "PUSH", "PULL", "AUTO", "ONLY_PUSH",
+__all__ = ["visit_push", "visit_pull", "run_levels", "pack", "unpack", "PACKED_MAX_N", "warm_up", "push", "pull", "PUSH", "PULL", "AUTO", "ONLY_PUSH",
            "ONLY_PULL"]

@@ -61,14 +61,24 @@ def cpu_run_levels(program, shard, st, ctx, limit):
     """The traversal from the superstep about to run, at most ``limit`` levels, in numba calls of at
     most :data:`CPU_MAX_LEVELS` levels: one (report, seconds) a level, as
     :meth:`dgraph.engine.program.Program.run_steps` returns.  A call's time is shared out among its
-    levels by edges scanned."""
+    levels by edges scanned.  The depths and parents travel packed, a word a vertex
+    (:func:`.cpu.pack`), and are unpacked at the end; None (a superstep at a time) for a graph of
+    :data:`.cpu.PACKED_MAX_N` vertices or more."""
     import numpy as np  # noqa: PLC0415
 
     from ... import startup  # noqa: PLC0415
     from . import cpu  # noqa: PLC0415
 
     n = shard.n
+    if n >= cpu.PACKED_MAX_N:
+        return None
     nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
+    if st.level == 0:  # only the source is visited (init): no pass over the arrays
+        word = np.full(n, -1, dtype=np.int64)
+        word[program.source] = program.source
+    else:
+        word = np.empty(n, dtype=np.int64)
+        cpu.pack(st.labels, st.parents, word)
     cindptr, cindices, _ = shard.csc(edge_ids=False)
     vdt = shard.indices.dtype
     front = np.empty(n, dtype=vdt)
@@ -84,7 +94,7 @@ def cpu_run_levels(program, shard, st, ctx, limit):
     while nf > 0 and len(out) < limit:
         sw = startup.Stopwatch()
         steps, nf, m_f, st.level, st.m_u, st.prev_nf, cur = cpu.run_levels(
-            shard.indptr, shard.indices, cindptr, cindices, st.labels, st.parents, front, nxt, fmask,
+            shard.indptr, shard.indices, cindptr, cindices, word, front, nxt, fmask,
             nf, m_f, st.level, st.m_u, st.prev_nf, cur, mode, float(program.alpha), float(program.beta),
             min(cap, limit - len(out)), rec)
         spent = sw.lap()
@@ -97,6 +107,7 @@ def cpu_run_levels(program, shard, st, ctx, limit):
         if ctx.tick is not None:
             for report, seconds in batch:
                 ctx.tick(report, seconds)
+    cpu.unpack(word, st.labels, st.parents)
     st.direction = names[cur]
     st.frontier = Frontier(n, ids=front[:nf].copy())
     return out
