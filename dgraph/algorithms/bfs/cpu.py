@@ -174,13 +174,16 @@ def pack(labels, parents, word):
 
 @jit
 def unpack(word, labels, parents):
-    """The inverse of :func:`pack`: depth and parent, -1 and ``unset`` where unvisited."""
+    """The inverse of :func:`pack`: every entry of the depth and parent arrays, -1 where unvisited."""
     mask = np.int64(0xFFFFFFFF)
     for v in range(word.shape[0]):
         w = word[v]
         if w >= 0:
             labels[v] = w >> 32
             parents[v] = w & mask
+        else:
+            labels[v] = -1
+            parents[v] = -1
 
 
 @jit

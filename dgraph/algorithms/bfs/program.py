@@ -114,7 +114,7 @@ class BFSState:
     (``m_u``: unvisited edges, ``prev_nf``), and the implementation's buffers."""
 
     __slots__ = ("labels", "parents", "frontier", "direction", "level", "m_u", "prev_nf", "out", "counters",
-                 "unset", "levels", "union", "next_rows", "implementation")
+                 "unset", "levels", "union", "next_rows", "implementation", "word")
 
 
 class BFS(Program):
@@ -145,10 +145,18 @@ class BFS(Program):
         vdt = shard.indices.dtype
         # the fused GPU kernels keep the smallest parent by atomicMin: unvisited holds the dtype's maximum
         st.unset = np.iinfo(vdt).max if st.implementation.startswith("gpu") else -1
-        st.labels = xp.full(n, -1, dtype=np.int32)
-        st.parents = xp.full(n, st.unset, dtype=vdt)
-        st.labels[self.source] = 0
-        st.parents[self.source] = self.source
+        st.word = None
+        if st.implementation == "cpu-numba+levels" and solver_cpu_packs(n):
+            # the level loop's packed (depth, parent) words; the two arrays are made from them at the end
+            # (or by the first superstep that runs without the loop): one pass, not a fill and a pass
+            st.labels = st.parents = None
+            st.word = np.full(n, -1, dtype=np.int64)
+            st.word[self.source] = self.source
+        else:
+            st.labels = xp.full(n, -1, dtype=np.int32)
+            st.parents = xp.full(n, st.unset, dtype=vdt)
+            st.labels[self.source] = 0
+            st.parents[self.source] = self.source
         st.frontier = Frontier(n, ids=xp.asarray([self.source], dtype=vdt))
         st.level = 0
         # the unvisited edges: on a whole shard the sum of the out-degrees is its arc count (no pass)
@@ -194,6 +202,7 @@ class BFS(Program):
 
     # -- one superstep -------------------------------------------------------------
     def superstep(self, shard, st, ctx):
+        _unpacked(shard, st)
         nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
         st.direction = self.choose_direction(st, shard.n, nf, m_f)
         st.level += 1
@@ -270,10 +279,30 @@ class BFS(Program):
         scatter_min(st.parents, v, u)
 
     def finish(self, shard, st):
+        _unpacked(shard, st)
         parents = st.parents
         if st.unset != -1:
             parents = shard.xp.where(parents == st.unset, -1, parents)
         return {"depth": st.labels, "parent": parents}
+
+
+def solver_cpu_packs(n):
+    """Whether the CPU level loop keeps a graph of ``n`` vertices as packed words (:mod:`.cpu`)."""
+    from .cpu import PACKED_MAX_N  # noqa: PLC0415
+
+    return n < PACKED_MAX_N
+
+
+def _unpacked(shard, st):
+    """The depth and parent arrays from the level loop's packed words, once (``cpu-numba+levels``)."""
+    if st.word is None:
+        return
+    from . import cpu  # noqa: PLC0415
+
+    st.labels = np.empty(shard.n, dtype=np.int32)
+    st.parents = np.empty(shard.n, dtype=shard.indices.dtype)
+    cpu.unpack(st.word, st.labels, st.parents)
+    st.word = None
 
 
 # -- what travels between shards --------------------------------------------------------

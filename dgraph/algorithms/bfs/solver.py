@@ -61,9 +61,9 @@ def cpu_run_levels(program, shard, st, ctx, limit):
     """The traversal from the superstep about to run, at most ``limit`` levels, in numba calls of at
     most :data:`CPU_MAX_LEVELS` levels: one (report, seconds) a level, as
     :meth:`dgraph.engine.program.Program.run_steps` returns.  A call's time is shared out among its
-    levels by edges scanned.  The depths and parents travel packed, a word a vertex
-    (:func:`.cpu.pack`), and are unpacked at the end; None (a superstep at a time) for a graph of
-    :data:`.cpu.PACKED_MAX_N` vertices or more."""
+    levels by edges scanned.  The depths and parents are packed words, one a vertex (``st.word``,
+    :func:`.cpu.pack`), until the Program's finish (or a superstep run without this loop) unpacks
+    them; None (a superstep at a time) for a graph of :data:`.cpu.PACKED_MAX_N` vertices or more."""
     import numpy as np  # noqa: PLC0415
 
     from ... import startup  # noqa: PLC0415
@@ -73,12 +73,10 @@ def cpu_run_levels(program, shard, st, ctx, limit):
     if n >= cpu.PACKED_MAX_N:
         return None
     nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
-    if st.level == 0:  # only the source is visited (init): no pass over the arrays
-        word = np.full(n, -1, dtype=np.int64)
-        word[program.source] = program.source
-    else:
-        word = np.empty(n, dtype=np.int64)
-        cpu.pack(st.labels, st.parents, word)
+    if st.word is None:  # a superstep ran without the loop and unpacked them: pack again
+        st.word = np.empty(n, dtype=np.int64)
+        cpu.pack(st.labels, st.parents, st.word)
+    word = st.word
     cindptr, cindices, _ = shard.csc(edge_ids=False)
     vdt = shard.indices.dtype
     front = np.empty(n, dtype=vdt)
@@ -107,7 +105,6 @@ def cpu_run_levels(program, shard, st, ctx, limit):
         if ctx.tick is not None:
             for report, seconds in batch:
                 ctx.tick(report, seconds)
-    cpu.unpack(word, st.labels, st.parents)
     st.direction = names[cur]
     st.frontier = Frontier(n, ids=front[:nf].copy())
     return out
