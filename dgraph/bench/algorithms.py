@@ -310,9 +310,10 @@ def _pagerank_anchors(G, rank, damping, iterations, repeat):
         Gg = gbl.graph(ga, gbl.matrix(G), G.directed)
         ms, mn, r = _timed(lambda: ga.algorithms.pagerank(Gg, alpha=damping), repeat)
         _, k = gbl.pagerank(Gg, damping, 100, tol=1e-6)
+        l1 = _l1(gbl.dense(r, Gn.num_vertices, 0.0), rank)
         return _anchor(gbl.label(ga, "pagerank, as called"), ms, mn,
-                       f"stops on its own tolerance (L1 change < n x 1e-6) after {k} iterations, not "
-                       f"{iterations}; L1 distance to dgraph's ranks {_l1(gbl.dense(r, Gn.num_vertices, 0.0), rank):.1e}")
+                       f"stops on its own tolerance (L1 change < n x 1e-6) after {_plural(k, 'iteration')}, not "
+                       f"{iterations}; L1 distance to dgraph's ranks {l1:.1e}")
 
     return [_run_anchor(f"scipy SpMV power iteration ({iterations} iterations)", None, scipy_spmv),
             _run_anchor("igraph pagerank (PRPACK)", "igraph", igraph_prpack),

@@ -287,5 +287,5 @@ def pull(shard, st, m_f):
     return out[:k].copy(), int(touched), int(degsum)
 
 
-__all__ = ["visit_push", "visit_pull", "run_levels", "pack", "unpack", "PACKED_MAX_N", "warm_up", "push", "pull", "PUSH", "PULL", "AUTO", "ONLY_PUSH",
-           "ONLY_PULL"]
+__all__ = ["visit_push", "visit_pull", "run_levels", "pack", "unpack", "PACKED_MAX_N", "warm_up", "push", "pull",
+           "PUSH", "PULL", "AUTO", "ONLY_PUSH", "ONLY_PULL"]

@@ -146,7 +146,7 @@ class BFS(Program):
         # the fused GPU kernels keep the smallest parent by atomicMin: unvisited holds the dtype's maximum
         st.unset = np.iinfo(vdt).max if st.implementation.startswith("gpu") else -1
         st.word = None
-        if st.implementation == "cpu-numba+levels" and solver_cpu_packs(n):
+        if st.implementation == "cpu-numba+levels" and _packs(n):
             # the level loop's packed (depth, parent) words; the two arrays are made from them at the end
             # (or by the first superstep that runs without the loop): one pass, not a fill and a pass
             st.labels = st.parents = None
@@ -286,8 +286,8 @@ class BFS(Program):
         return {"depth": st.labels, "parent": parents}
 
 
-def solver_cpu_packs(n):
-    """Whether the CPU level loop keeps a graph of ``n`` vertices as packed words (:mod:`.cpu`)."""
+def _packs(n):
+    """Whether the CPU level loop keeps a graph of ``n`` vertices as packed words (:func:`.cpu.pack`)."""
     from .cpu import PACKED_MAX_N  # noqa: PLC0415
 
     return n < PACKED_MAX_N
