@@ -120,8 +120,8 @@ class Option:
 #: every option, in the order ``dgraph info --system`` lists them
 OPTIONS = (
     Option("bfs_levels", True, bool, "DGRAPH_LEVELS",
-           "GPU BFS on one whole shard may run many levels in one cooperative launch (off: one host "
-           "round trip per level)"),
+           "BFS on one whole shard may run many levels in one call: the whole traversal in numba calls "
+           "(CPU), push levels in one cooperative launch (GPU) (off: one superstep per level)"),
     Option("bfs_levels_frontier_limit", 1 << 16, int, "DGRAPH_LEVELS_MF_LIMIT",
            "frontier edges above which a BFS level goes back to the host-driven load-balanced kernel"),
     Option("bfs_levels_degree_limit", 2048, int, "DGRAPH_LEVELS_DEG_LIMIT",

@@ -57,8 +57,9 @@ def test_sssp(rmat):
     assert fig["rate_edges"] <= rmat.num_edges and fig["relaxations"] >= fig["rate_edges"]
     scipy_anchor = fig["anchors"][0]
     assert scipy_anchor["name"].startswith("scipy") and scipy_anchor["note"] == "same distances"
-    for a in fig["anchors"][1:]:  # igraph, networkit: the same distances, or not installed
+    for a in fig["anchors"][1:]:  # igraph, networkit, graphblas: the same distances, or not installed
         assert "same distances" in a["note"] or a["note"] == NOT_INSTALLED
+    assert _anchor_names(fig)[3].startswith("graphblas-algorithms")
 
 
 def test_sssp_corner_on_grid():
@@ -80,6 +81,11 @@ def test_pagerank(rmat):
     assert l1 < 1e-12  # the same formula: the same ranks
     igraph_anchor = next(a for a in fig["anchors"] if a["name"].startswith("igraph"))
     assert "convergence" in igraph_anchor["note"] or igraph_anchor["note"] == NOT_INSTALLED
+    loop, called = fig["anchors"][3:]
+    assert loop["name"].startswith("graphblas-algorithms") and called["name"].startswith("graphblas-algorithms")
+    if loop["note"] != NOT_INSTALLED:  # graphblas-algorithms' loop for the same 7 iterations: the same ranks
+        assert "7 iterations" in loop["name"] and float(loop["note"].rsplit(" ", 1)[1]) < 1e-12
+        assert "stops on its own tolerance" in called["note"]
 
 
 def test_scipy_pagerank_matches_dgraph_directed():
@@ -98,8 +104,10 @@ def test_wcc(rmat):
     assert fig["rate_edges"] == rmat.num_edges
     k = fig["components"]
     assert k >= 1 and k <= rmat.num_vertices
-    for a in fig["anchors"]:
+    for a in fig["anchors"][:3]:
         assert a["note"] in (f"same {k:,} component{'s' if k > 1 else ''}", NOT_INSTALLED)
+    gb = fig["anchors"][3]
+    assert gb["ms"] is None and "no component labelling" in gb["note"]
 
 
 def test_cdlp(rmat):
@@ -130,11 +138,12 @@ def test_triangle_count(rmat):
     assert want > 0 and fig["triangles"] == want
     assert fig["rate_edges"] == rmat.num_edges
     assert f"{want:,} triangles" in format_algorithm_report(fig).splitlines()[3]
-    scipy_anchor, ig, nk = fig["anchors"]
+    scipy_anchor, ig, nk, gb = fig["anchors"]
     assert scipy_anchor["name"].startswith("scipy") and scipy_anchor["ms"] > 0
     assert scipy_anchor["note"].startswith(f"same total, {want:,} triangles")
     assert ig["note"] == NOT_INSTALLED or ("same count at every vertex" in ig["note"] and ig["ms"] > 0)
     assert nk["note"] == NOT_INSTALLED or f"same total, {want:,} triangles" in nk["note"]
+    assert gb["note"] == NOT_INSTALLED or (gb["ms"] > 0 and f"same total, {want:,} triangles" in gb["note"])
 
 
 @pytest.mark.parametrize("block", [1, 50, 1 << 25])
@@ -180,6 +189,7 @@ def test_bc_one_source(rmat):
     assert 0 < fig["reached"][0] <= rmat.num_vertices
     assert fig["rate_edges"] % 2 == 0 and 0 < fig["rate_edges"] <= 2 * rmat.num_edges
     assert fig["anchors"][0]["ms"] is None and fig["anchors"][2]["ms"] is None
+    assert fig["anchors"][3]["ms"] is None and "no betweenness" in fig["anchors"][3]["note"]
     ig = fig["anchors"][1]
     assert ig["note"] == NOT_INSTALLED or (ig["ms"] > 0 and ig["note"].startswith(("same BC values", "BC values within")))
 
@@ -209,11 +219,11 @@ def test_no_anchor(rmat):
 
 
 def test_missing_anchor_libraries(rmat, monkeypatch):
-    """Without igraph and networkit every anchor line says 'not installed'; nothing crashes."""
+    """Without igraph, networkit and graphblas every anchor line says 'not installed'; nothing crashes."""
     real_import = builtins.__import__
 
     def fake_import(name, *args, **kwargs):
-        if name.split(".")[0] in ("igraph", "networkit"):
+        if name.split(".")[0] in ("igraph", "networkit", "graphblas", "graphblas_algorithms"):
             raise ImportError(f"No module named {name!r}")
         return real_import(name, *args, **kwargs)
 
@@ -221,10 +231,13 @@ def test_missing_anchor_libraries(rmat, monkeypatch):
     for algorithm in ALGORITHMS:
         fig = bench_algorithm(rmat, algorithm, iterations=2 if algorithm in ("pagerank", "cdlp") else None,
                               repeat=1)
-        missing = [a for a in fig["anchors"] if a["name"].startswith(("igraph", "networkit"))]
-        assert len(missing) == 2 and all(a["ms"] is None and a["note"] == NOT_INSTALLED for a in missing)
+        missing = [a for a in fig["anchors"] if a["name"].startswith(("igraph", "networkit"))
+                   or (a["name"].startswith("graphblas") and a["note"] == NOT_INSTALLED)]
+        graphblas = {"sssp": 1, "pagerank": 2, "triangle_count": 1, "lcc": 1}.get(algorithm, 0)
+        assert len(missing) == 2 + graphblas
+        assert all(a["ms"] is None and a["note"] == NOT_INSTALLED for a in missing)
         text = format_algorithm_report(fig)
-        assert text.count(NOT_INSTALLED) == 2
+        assert text.count(NOT_INSTALLED) == 2 + graphblas
 
 
 # -- the command line -----------------------------------------------------------------------------
@@ -251,10 +264,10 @@ def test_cli_bench(capsys, algorithm, extra):
     steps = next(x for x in lines if x.strip().startswith("supersteps"))
     assert int(steps.split()[1]) >= 1
     anchors = [x for x in lines if x.strip().startswith("anchor")]
-    assert len(anchors) == 3
+    assert len(anchors) == (5 if algorithm == "pagerank" else 4)
     for line in anchors:
         assert ("x its speed" in line and " ms" in line) or NOT_INSTALLED in line or line.split()[1] == "-"
-    for lib in ("scipy", "igraph", "networkit"):
+    for lib in ("scipy", "igraph", "networkit", "graphblas-algorithms"):
         assert any(lib in line for line in anchors)
     if algorithm == "sssp":
         assert "corner" not in lines[0] and "source" in lines[0]
@@ -372,3 +385,66 @@ def test_cli_bench_breadth_refuses_what_it_cannot_time(capsys):
     assert rc != 0 and "--directed" in err
     rc, out, err = run(capsys, "bench", "jaccard", "--generate", "rmat:scale=5", "--partitions", 2)
     assert rc != 0 and "--partitions" in err
+
+
+# -- python-graphblas / graphblas-algorithms anchors ----------------------------------------------
+def test_graphblas_pagerank_loop_matches_dgraph_with_parallel_arcs():
+    """The graphblas loop (fixed iterations) is dgraph's formula: parallel arcs count, a sink's rank is spread."""
+    pytest.importorskip("graphblas_algorithms")
+    from dgraph.bench import graphblas as gbl  # noqa: PLC0415
+    from dgraph.graph import Graph  # noqa: PLC0415
+    import graphblas_algorithms as ga  # noqa: PLC0415
+
+    # 0->1 twice, 0->2, 1->2, 2->0, 3->2; 4 is a sink with no in-arcs, 2 reaches everything
+    G = Graph(np.array([0, 3, 4, 5, 6, 6]), np.array([1, 1, 2, 2, 0, 2]), directed=True)
+    A = gbl.matrix(G)
+    assert A.nvals == 5 and A[0, 1].new().value == 2.0  # summed, not dropped
+    got, k = gbl.pagerank(ga.DiGraph(A), 0.85, 9)
+    want = dgraph.pagerank(G, iterations=9).raw("pagerank")
+    assert k == 9
+    np.testing.assert_allclose(gbl.dense(got, 5, 0.0), want, rtol=0, atol=1e-15)
+    assert gbl.pagerank(ga.DiGraph(A), 0.85, 100, tol=1e-3)[1] < 100  # its own stopping rule ends sooner
+
+
+def test_graphblas_sssp_takes_the_lightest_parallel_arc():
+    pytest.importorskip("graphblas_algorithms")
+    from dgraph.graph import Graph  # noqa: PLC0415
+
+    G = Graph(np.array([0, 2, 3, 3]), np.array([1, 1, 2]), np.array([5.0, 2.0, 1.0]), directed=True)
+    fig = bench_algorithm(G, "sssp", source=0, repeat=1)
+    gb = fig["anchors"][3]
+    assert gb["name"].startswith("graphblas-algorithms") and gb["note"] == "same distances"
+    assert list(dgraph.sssp(G, 0).raw("distance")) == [0.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("graph", ["grid", "directed"])
+def test_bfs_graphblas_anchor(graph):
+    """bench bfs: graphblas-algorithms' levels checked against dgraph's depths, printed with the ratio."""
+    pytest.importorskip("graphblas_algorithms")
+    from dgraph.bench import bench_bfs, format_report  # noqa: PLC0415
+
+    G = (dgraph.generate("grid", rows=6, cols=7) if graph == "grid" else
+         dgraph.generate("rmat", scale=7, directed=True, seed=4))
+    fig = bench_bfs(G, repeat=1)
+    [name] = [k for k in fig["anchors"] if k.startswith("graphblas-algorithms")]
+    assert fig["anchors"][name] > 0 and fig["anchor_notes"][name] == "same depths"
+    line = next(x for x in format_report(fig).splitlines() if "graphblas" in x)
+    assert "x its speed (same depths)" in line
+
+
+def test_bfs_graphblas_anchor_not_installed(monkeypatch):
+    from dgraph.bench import bench_bfs, format_report  # noqa: PLC0415
+
+    real_import = builtins.__import__
+
+    def fake_import(name, *args, **kwargs):
+        if name.split(".")[0] in ("graphblas", "graphblas_algorithms"):
+            raise ImportError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", fake_import)
+    fig = bench_bfs(dgraph.generate("grid", rows=4, cols=4), repeat=1)
+    [name] = [k for k in fig["anchors"] if k.startswith("graphblas-algorithms")]
+    assert fig["anchors"][name] is None and fig["anchor_notes"][name] == NOT_INSTALLED
+    assert f"{name}: {NOT_INSTALLED}" in format_report(fig)
+    json.dumps(fig, default=str)

@@ -131,7 +131,9 @@ def test_cupy_without_gpu_is_a_clear_error():
 
 
 @pytest.mark.parametrize("backend,parts,kernels,direction,levels,expected", [
-    ("numpy", 1, "fused", "auto", True, "cpu-numba"),
+    ("numpy", 1, "fused", "auto", True, "cpu-numba+levels"),
+    ("numpy", 1, "fused", "pull", True, "cpu-numba+levels"),
+    ("numpy", 1, "fused", "auto", False, "cpu-numba"),
     ("numpy", 3, "fused", "pull", True, "cpu-numba"),
     ("numpy", 1, "generic", "auto", True, "generic"),
     ("cupy", 2, "generic", "push", True, "generic"),
@@ -156,10 +158,15 @@ def test_the_choice_is_recorded_and_the_program_follows_it(monkeypatch):
 
     G = dgraph.generate("grid", rows=5, cols=6)
     ref = dgraph.bfs(G, 0)
-    assert ref.params["implementation"] == "cpu-numba"
+    assert ref.params["implementation"] == "cpu-numba+levels"
 
     def refuse(*args):
         raise AssertionError("an implementation that was not chosen ran")
+
+    with monkeypatch.context() as m:  # the whole traversal in one numba call: no visit step a superstep
+        m.setattr(cpu, "push", refuse)
+        assert dgraph.bfs(G, 0).parent.tolist() == ref.parent.tolist()
+    assert dgraph.bfs(G.partition(1, client=False), 0).params["implementation"] == "cpu-numba+levels"
 
     for direction in ("push", "pull"):
         with monkeypatch.context() as m:
@@ -190,3 +197,80 @@ def test_implementation_errors():
         run_program(lambda ids: BFS(0, implementation="gpu-fused+union"), G)
     r = run_program(lambda ids: BFS(0, implementation="generic"), G.partition(2, client=False))
     assert r.depth.tolist() == [0, 1, 2]
+
+
+# -- cpu-numba+levels: the whole traversal in one numba call -------------------------------------------
+def _same_run(a, b):
+    np.testing.assert_array_equal(a.raw("depth"), b.raw("depth"))
+    np.testing.assert_array_equal(a.raw("parent"), b.raw("parent"))
+    assert a.supersteps == b.supersteps
+    for c in ("direction", "frontier", "edges", "frontier_edges"):
+        assert list(a.stats[c]) == list(b.stats[c]), c
+
+
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+def test_levels_loop_equals_the_superstep_path(direction):
+    """Depths, parents and every superstep's record equal the level-by-level numba path, on the corpus."""
+    rng = np.random.default_rng(11)
+    checked = 0
+    for label, kw in CASES[::3]:
+        G = dgraph.from_edges(**kw)
+        for s in _sources(G, rng):
+            user = G.ids.to_user(s)
+            user = user.item() if hasattr(user, "item") else user
+            a = dgraph.bfs(G, user, direction=direction)
+            with dgraph.config.override(bfs_levels=False):
+                b = dgraph.bfs(G, user, direction=direction)
+            assert a.params["implementation"] == "cpu-numba+levels" and b.params["implementation"] == "cpu-numba"
+            try:
+                _same_run(a, b)
+            except AssertionError as exc:
+                raise AssertionError(f"graph {label}, source {s}: {exc}") from None
+            checked += 1
+    assert checked >= 100
+
+
+def test_levels_loop_switches_direction_and_chunks(monkeypatch):
+    """Beamer's switches inside the loop, calls of a few levels each, a superstep limit, ticks per level."""
+    from dgraph.algorithms.bfs import solver
+    from dgraph.engine.run import run_program
+    from dgraph.algorithms.bfs import BFS
+
+    G = dgraph.from_edges(*_rmat_edges(10, seed=5), num_vertices=1 << 10)
+    src = int(np.argmax(to_numpy(G.out_degree())))
+    with dgraph.config.override(bfs_levels=False):
+        ref = dgraph.bfs(G, src)
+    assert {"push", "pull"} <= set(ref.stats["direction"])
+    monkeypatch.setattr(solver, "CPU_MAX_LEVELS", 2)
+    seen = []
+    r = dgraph.bfs(G, src, on_step=seen.append)
+    _same_run(r, ref)
+    assert [x["frontier"] for x in seen] == list(ref.stats["frontier"])
+    grid = dgraph.generate("grid", rows=7, cols=9)
+    with dgraph.config.override(bfs_levels=False):
+        full = dgraph.bfs(grid, 0)
+    cut = run_program(lambda ids: BFS(0, implementation="cpu-numba+levels"), grid, max_supersteps=5)
+    assert cut.supersteps == 5 and list(cut.stats["frontier"]) == list(full.stats["frontier"][:5])
+    assert (cut.raw("depth") <= 5).all() and (cut.raw("depth") == 5).sum() == full.stats["frontier"][4]
+
+
+def test_levels_loop_leaves_huge_graphs_to_the_supersteps(monkeypatch):
+    """A graph too large for the packed (depth, parent) words runs a superstep at a time, same answers."""
+    from dgraph.algorithms.bfs import cpu
+
+    G = dgraph.generate("grid", rows=6, cols=8)
+    ref = dgraph.bfs(G, 3)
+    monkeypatch.setattr(cpu, "PACKED_MAX_N", G.num_vertices)
+    monkeypatch.setattr(cpu, "run_levels", None)  # never called
+    r = dgraph.bfs(G, 3)
+    assert r.params["implementation"] == "cpu-numba+levels"
+    _same_run(r, ref)
+
+
+def test_levels_loop_needs_one_whole_shard():
+    from dgraph.algorithms.bfs import BFS
+    from dgraph.engine.run import run_program
+
+    G = dgraph.from_edges([0, 1], [1, 2])
+    with pytest.raises(InputError, match=r"'cpu-numba\+levels' does not run on a numpy shard of 2 partition"):
+        run_program(lambda ids: BFS(0, implementation="cpu-numba+levels"), G.partition(2, client=False))

@@ -163,3 +163,30 @@ def test_executors_equal_local(client):
             r = dgraph.triangle_count(PG, executor=executor, exchange=exchange)
             np.testing.assert_array_equal(r.triangles, ref.triangles, err_msg=f"{executor} {exchange}")
             assert r.params["total"] == ref.params["total"]
+
+
+def test_one_shard_path_simple_or_not(monkeypatch):
+    """The one-shard count orients a simple CSR in one pass, a CSR with self loops or repeats after its
+    simple degrees, with 32- or 64-bit per-thread counts by the largest degree: the reference's counts,
+    LCC values and stats every way."""
+    from dgraph.algorithms.triangles import cpu
+
+    calls = []
+    real = cpu.simple_degrees
+    monkeypatch.setattr(cpu, "simple_degrees", lambda *a: (calls.append(1), real(*a))[1])
+    hub = 70_000  # 70,000 * 69,999 / 2 > 2**31: 64-bit counts
+    leaves = np.arange(1, hub + 1)
+    star = (np.concatenate([np.zeros(hub, np.int64), leaves[:-1]]), np.concatenate([leaves, leaves[1:]]))
+    cases = [("grid", dgraph.generate("grid", rows=9, cols=11), False),
+             ("rmat", dgraph.generate("rmat", scale=9, seed=4), True),  # rmat keeps its self loops
+             ("repeats", dgraph.from_edges([0, 1, 2, 0, 1], [1, 2, 0, 1, 2], dedupe=False), True),
+             ("star+path", dgraph.from_edges(*star), False)]
+    for name, G, fallback in cases:
+        calls.clear()
+        f, g = dgraph.triangle_count(G), dgraph.triangle_count(G, kernels="generic")
+        assert f.params["implementation"] == "cpu-numba-oriented" and bool(calls) == fallback, name
+        np.testing.assert_array_equal(f.raw("triangles"), g.raw("triangles"), err_msg=name)
+        assert f.stats.drop(columns="time_s").equals(g.stats.drop(columns="time_s")), name
+        lf, lg = dgraph.lcc(G), dgraph.lcc(G, kernels="generic")
+        np.testing.assert_array_equal(lf.raw("lcc"), lg.raw("lcc"), err_msg=name)
+    assert f.params["total"] == hub - 1 and int(f.raw("triangles")[0]) == hub - 1

@@ -21,6 +21,12 @@ bc       (none)                                       ``Graph.betweenness(source
                                                                                      subset (all n sources)
 ======== ============================================ ============================== ==============================
 
+A fourth anchor, python-graphblas (SuiteSparse:GraphBLAS) through
+graphblas-algorithms, is described in :mod:`dgraph.bench.graphblas`: its
+Bellman-Ford for sssp, its PageRank loop for a fixed number of iterations
+(and its ``pagerank`` as called, which stops on its own tolerance),
+``total_triangles`` and ``clustering``; it has no wcc, cdlp or bc.
+
 triangle_count and lcc anchors run on the simple undirected graph (self
 loops and repeated edges removed, directions dropped: dgraph's semantics),
 built once, not timed.  On a directed graph LDBC's LCC counts the arcs
@@ -33,7 +39,7 @@ uniformly, seed 0, among the vertices of non-zero degree), unnormalized
 NetworkX and igraph do), so the values compare directly.
 
 An anchor whose library is not installed is reported as such; nothing here
-needs igraph or networkit.  Times are medians of ``repeat`` runs after one
+needs igraph, networkit or graphblas.  Times are medians of ``repeat`` runs after one
 warm-up run (numba compilation, the CSC build), for dgraph and every anchor
 alike; dgraph's memory is read in one more run, untimed (the CPU's
 tracemalloc slows every Python allocation: until 2026-11-23 the timed runs
@@ -61,6 +67,7 @@ import numpy as np
 
 from ..backend import array_module, to_numpy
 from ..progress import note, tick
+from . import graphblas as gbl
 from .bfs import _gunrock_key, pick_source
 from .memory import graph_bytes, peak_memory
 from .report import _bytes, rate
@@ -212,9 +219,17 @@ def _sssp_anchors(G, s, dist, repeat):
         ms, mn, dj = _timed(run, repeat)
         return _anchor(f"networkit {_version(nk)} Dijkstra", ms, mn, _compare_distances(dj.getDistances(), dist))
 
+    def graphblas_bellman_ford(ga):
+        Gg = gbl.graph(ga, gbl.matrix(G, weighted=True), G.directed)
+        run = lambda: ga.algorithms.single_source_bellman_ford_path_length(Gg, s)  # noqa: E731
+        ms, mn, d = _timed(run, repeat)
+        return _anchor(gbl.label(ga, "single_source_bellman_ford_path_length"), ms, mn,
+                       _compare_distances(gbl.dense(d, G.num_vertices, np.inf), dist))
+
     return [_run_anchor("scipy csgraph.dijkstra", None, scipy_dijkstra),
             _run_anchor("igraph distances (Dijkstra)", "igraph", igraph_distances),
-            _run_anchor("networkit Dijkstra", "networkit", networkit_dijkstra)]
+            _run_anchor("networkit Dijkstra", "networkit", networkit_dijkstra),
+            _run_anchor(f"{gbl.NAME} single_source_bellman_ford_path_length", gbl.LIBRARY, graphblas_bellman_ford)]
 
 
 # -- PageRank -------------------------------------------------------------------------------------
@@ -284,9 +299,27 @@ def _pagerank_anchors(G, rank, damping, iterations, repeat):
                        f"{pr.numberOfIterations()} iterations, {rule}; "
                        f"L1 distance to dgraph's ranks {_l1(scores, rank):.1e}")
 
+    def graphblas_loop(ga):
+        Gg = gbl.graph(ga, gbl.matrix(G), G.directed)
+        ms, mn, (r, _) = _timed(lambda: gbl.pagerank(Gg, damping, iterations), repeat)
+        return _anchor(gbl.label(ga, f"pagerank loop, {iterations} iterations"), ms, mn,
+                       f"{ms / max(iterations, 1):.3f} ms per iteration; "
+                       f"L1 distance to dgraph's ranks {_l1(gbl.dense(r, Gn.num_vertices, 0.0), rank):.1e}")
+
+    def graphblas_pagerank(ga):
+        Gg = gbl.graph(ga, gbl.matrix(G), G.directed)
+        ms, mn, r = _timed(lambda: ga.algorithms.pagerank(Gg, alpha=damping), repeat)
+        _, k = gbl.pagerank(Gg, damping, 100, tol=1e-6)
+        l1 = _l1(gbl.dense(r, Gn.num_vertices, 0.0), rank)
+        return _anchor(gbl.label(ga, "pagerank, as called"), ms, mn,
+                       f"stops on its own tolerance (L1 change < n x 1e-6) after {_plural(k, 'iteration')}, not "
+                       f"{iterations}; L1 distance to dgraph's ranks {l1:.1e}")
+
     return [_run_anchor(f"scipy SpMV power iteration ({iterations} iterations)", None, scipy_spmv),
             _run_anchor("igraph pagerank (PRPACK)", "igraph", igraph_prpack),
-            _run_anchor("networkit PageRank", "networkit", networkit_pagerank)]
+            _run_anchor("networkit PageRank", "networkit", networkit_pagerank),
+            _run_anchor(f"{gbl.NAME} pagerank loop", gbl.LIBRARY, graphblas_loop),
+            _run_anchor(f"{gbl.NAME} pagerank", gbl.LIBRARY, graphblas_pagerank)]
 
 
 # -- WCC ------------------------------------------------------------------------------------------
@@ -334,7 +367,8 @@ def _wcc_anchors(G, comp, repeat):
 
     return [_run_anchor("scipy csgraph.connected_components(weak)", None, scipy_cc),
             _run_anchor("igraph connected_components(weak)", "igraph", igraph_cc),
-            _run_anchor("networkit ConnectedComponents", "networkit", networkit_cc)]
+            _run_anchor("networkit ConnectedComponents", "networkit", networkit_cc),
+            _anchor(gbl.NAME, note=gbl.NONE["wcc"])]
 
 
 # -- CDLP -----------------------------------------------------------------------------------------
@@ -362,7 +396,8 @@ def _cdlp_anchors(G, labels, iterations, repeat):
 
     return [_anchor("scipy", note="no label propagation in scipy"),
             _run_anchor("igraph community_label_propagation", "igraph", igraph_lp),
-            _run_anchor("networkit PLP", "networkit", networkit_plp)]
+            _run_anchor("networkit PLP", "networkit", networkit_plp),
+            _anchor(gbl.NAME, note=gbl.NONE["cdlp"])]
 
 
 # -- triangle count and LCC -----------------------------------------------------------------------
@@ -489,9 +524,17 @@ def _triangle_anchors(G, triangles, total, repeat):
         return _anchor(f"networkit {_version(nk)} TriangleEdgeScore ({_threads(nk)})", ms, mn,
                        "total = sum of the per-edge counts / 3; " + _triangle_note(t, total))
 
+    def graphblas_total(ga):
+        Gg = gbl.simple_graph(ga, E)
+        ms, mn, t = _timed(lambda: ga.algorithms.total_triangles(gbl.fresh(ga, Gg)), repeat)
+        return _anchor(gbl.label(ga, "total_triangles"), ms, mn,
+                       _triangle_note(int(t), total) + "; the lower and upper triangles are timed, the symmetric "
+                       "matrix is not")
+
     return [_run_anchor("scipy (U @ U) * U, degree-ordered", None, scipy_spgemm),
             _run_anchor("igraph transitivity_local_undirected", "igraph", igraph_transitivity),
-            _run_anchor("networkit TriangleEdgeScore", "networkit", networkit_triangles)]
+            _run_anchor("networkit TriangleEdgeScore", "networkit", networkit_triangles),
+            _run_anchor(f"{gbl.NAME} total_triangles", gbl.LIBRARY, graphblas_total)]
 
 
 _DIRECTED_LCC = ("not timed: it computes the undirected LCC; LDBC's LCC of a directed graph counts the arcs "
@@ -524,9 +567,19 @@ def _lcc_anchors(G, lcc, repeat):
         return _anchor(f"networkit {_version(nk)} LocalClusteringCoefficient(turbo) ({_threads(nk)})", ms, mn,
                        _values_note(c.scores(), lcc, "LCC values"))
 
+    def graphblas_clustering(ga):
+        if E is None:
+            return _anchor(gbl.label(ga, "clustering"), note=_DIRECTED_LCC)
+        Gg = gbl.simple_graph(ga, E)
+        ms, mn, c = _timed(lambda: ga.algorithms.clustering(gbl.fresh(ga, Gg)), repeat)
+        return _anchor(gbl.label(ga, "clustering"), ms, mn,
+                       _values_note(gbl.dense(c, E.n, 0.0), lcc, "LCC values") + "; the lower and upper triangles "
+                       "are timed")
+
     return [_anchor("scipy", note="no local clustering coefficient in scipy"),
             _run_anchor("igraph transitivity_local_undirected", "igraph", igraph_transitivity),
-            _run_anchor("networkit LocalClusteringCoefficient", "networkit", networkit_lcc)]
+            _run_anchor("networkit LocalClusteringCoefficient", "networkit", networkit_lcc),
+            _run_anchor(f"{gbl.NAME} clustering", gbl.LIBRARY, graphblas_clustering)]
 
 
 # -- BC -------------------------------------------------------------------------------------------
@@ -580,7 +633,8 @@ def _bc_anchors(G, internal_sources, bc, repeat):
 
     return [_anchor("scipy", note="no betweenness centrality in scipy"),
             _run_anchor("igraph betweenness(sources)", "igraph", igraph_bc),
-            _run_anchor("networkit centrality.Betweenness", "networkit", networkit_bc)]
+            _run_anchor("networkit centrality.Betweenness", "networkit", networkit_bc),
+            _anchor(gbl.NAME, note=gbl.NONE["bc"])]
 
 
 # -- GPU anchors (backend cupy) -------------------------------------------------------------------

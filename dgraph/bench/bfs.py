@@ -1,7 +1,10 @@
 """``dgraph bench bfs``: BFS time, TEPS, supersteps and memory, beside its anchors.
 
 Anchors, measured in the same run on the same graph:
-- CPU: scipy.sparse.csgraph.breadth_first_order (the issue's anchor; C code).
+- CPU: scipy.sparse.csgraph.breadth_first_order (the issue's anchor; C code),
+  and graphblas-algorithms' single_source_shortest_path_length on
+  SuiteSparse:GraphBLAS (its levels checked against dgraph's depths;
+  "not installed" without python-graphblas).
 - GPU: a level-synchronous BFS by CuPy sparse matrix-vector products (the
   "CuPy SpMV baseline"), and Gunrock v2.1's published H100 time as a constant.
 Times exclude the warm-up run (kernel compilation, CSC build, first copies).
@@ -64,6 +67,31 @@ def scipy_bfs_ms(G, source_internal, repeat):
         times.append(time.perf_counter() - t)
         tick("anchor: scipy breadth_first_order")
     return statistics.median(times[1:]) * 1e3
+
+
+def graphblas_bfs(G, source_internal, depth, repeat):
+    """(ms or None, label, note): graphblas-algorithms' BFS levels, checked against dgraph's ``depth``."""
+    from . import graphblas as gbl  # noqa: PLC0415
+
+    try:
+        ga = __import__(gbl.LIBRARY)
+    except Exception:  # noqa: BLE001 - the anchor is simply absent
+        return None, f"{gbl.NAME} single_source_shortest_path_length", "not installed"
+    name = gbl.label(ga, "single_source_shortest_path_length")
+    try:
+        Gg = gbl.graph(ga, gbl.matrix(G.to("numpy"), values=False), G.directed)
+        run = lambda: ga.algorithms.single_source_shortest_path_length(Gg, int(source_internal))  # noqa: E731
+        times, levels = [], run()  # warm-up: the library's cached matrix properties
+        for _ in range(repeat):
+            t = time.perf_counter()
+            levels = run()
+            times.append(time.perf_counter() - t)
+            tick("anchor: graphblas-algorithms BFS")
+    except Exception as exc:  # noqa: BLE001 - an anchor must never take the benchmark down
+        return None, name, f"failed: {type(exc).__name__}: {exc}"
+    got = gbl.dense(levels, G.num_vertices, -1)
+    bad = int(np.count_nonzero(got != to_numpy(depth)))
+    return statistics.median(times) * 1e3, name, "same depths" if bad == 0 else f"depths DIFFER at {bad:,} vertices"
 
 
 def spmv_bfs_ms(G, source_internal, repeat):
@@ -149,11 +177,15 @@ def bench_bfs(G, *, source=None, backend="numpy", direction="auto", repeat=5, an
         "graph_bytes": graph_bytes(G),
         "first_run_bytes": None if first["peak_bytes"] is None else graph_before + first["peak_bytes"],
         "anchors": {},
+        "anchor_notes": {},
         "stats": r.stats_records,
     }
     if anchors:
         if backend == "numpy":
             out["anchors"]["scipy breadth_first_order"] = scipy_bfs_ms(G, src_internal, repeat)
+            ms, name, note = graphblas_bfs(G, src_internal, r.raw("depth"), repeat)
+            out["anchors"][name] = ms
+            out["anchor_notes"][name] = note
         else:
             out["anchors"]["CuPy SpMV BFS"] = spmv_bfs_ms(G, src_internal, repeat)
             key = _gunrock_key(G)

@@ -42,7 +42,12 @@ def format_report(fig: dict) -> str:
                 per += (f"; budget {BUDGET_PER_ARC} B/arc + {BUDGET_PER_VERTEX} B/vertex = {_bytes(budget)}: "
                         f"{'within' if total <= budget else 'over'} ({total / budget:.2f}x)")
             lines.append(per)
+    notes = fig.get("anchor_notes", {})
     for name, ms in fig.get("anchors", {}).items():
+        if ms is None:
+            lines.append(f"  anchor      {'-':>10}      {name}: {notes.get(name, '')}")
+            continue
         ratio = ms / fig["time_ms"] if fig["time_ms"] else float("nan")
-        lines.append(f"  anchor      {ms:10.3f} ms   {name}: dgraph is {ratio:.2f}x its speed")
+        note = f" ({notes[name]})" if notes.get(name) else ""
+        lines.append(f"  anchor      {ms:10.3f} ms   {name}: dgraph is {ratio:.2f}x its speed{note}")
     return "\n".join(lines)

@@ -8,11 +8,13 @@ Every BFS line is in this package:
   decides which implementation a run takes.
 - ``kernels.py``: the visit step's interface (what every implementation takes and returns) and the
   vectorized reference built from :mod:`dgraph.ops` (``generic``).
-- ``cpu.py``: the numba visit kernels (``cpu-numba``).
+- ``cpu.py``: the numba visit kernels (``cpu-numba``), and the whole traversal in one call
+  (``cpu-numba+levels``: one whole shard on the local executor).
 - ``gpu.py`` + ``bfs.cu``: the CUDA visit kernels, load-balanced push and early-exit pull
   (``gpu-fused``).
-- ``solver.py`` + ``levels.cu``: many push levels in one cooperative launch, for deep graphs on one
-  GPU (``gpu-fused+levels``).
+- ``solver.py`` + ``levels.cu``: the whole-graph level loops: every level in numba calls on the CPU
+  (``cpu-numba+levels``), many push levels in one cooperative launch for deep graphs on one GPU
+  (``gpu-fused+levels``).
 - ``union.py`` + ``union.cu``: the bitmap union of a partitioned GPU run's frontiers
   (``gpu-fused+union``).
 """
@@ -101,7 +103,7 @@ def bfs(G, source, *, direction="auto", backend=None, executor=None, exchange="b
     >>> r.depth.tolist(), r.parent.tolist()
     ([0, 1, 2, 3], [0, 0, 1, 2])
     >>> r.supersteps, sorted(r.phases), r.params["implementation"]
-    (4, ['startup_s'], 'cpu-numba')
+    (4, ['startup_s'], 'cpu-numba+levels')
 
     The generic reference gives the same answer, and so does a partitioned graph:
 
@@ -116,8 +118,11 @@ def bfs(G, source, *, direction="auto", backend=None, executor=None, exchange="b
         raise InputError(f"direction={direction!r}: expected one of {', '.join(DIRECTIONS)}")
     if kernels not in KERNELS:
         raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    from ..choice import run_shape  # noqa: PLC0415
+
     G = resolve_graph(G, backend)  # on the backend it runs on (run_program keeps it there)
-    impl = implementation(G.backend, getattr(G, "num_parts", 1), kernels, direction)
+    _, whole = run_shape(G, None, executor)
+    impl = implementation(G.backend, getattr(G, "num_parts", 1), kernels, direction, whole=whole)
 
     def make(ids):
         return BFS(ids.to_internal(source, what="source"), direction=direction, alpha=alpha, beta=beta,

@@ -79,7 +79,7 @@ def visit(implementation, direction):
     import is start-up time, and a GPU run never needs it."""
     if implementation == "generic":
         return {"push": push, "pull": pull}[direction]
-    if implementation == "cpu-numba":
+    if implementation.startswith("cpu-numba"):  # cpu-numba+levels: a superstep its loop did not take
         from . import cpu as module  # noqa: PLC0415
     else:  # gpu-fused, gpu-fused+levels, gpu-fused+union
         from . import gpu as module  # noqa: PLC0415

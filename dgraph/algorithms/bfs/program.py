@@ -37,7 +37,9 @@ KERNELS = ("fused", "generic")
 #: every implementation :func:`implementation` may choose, and what runs in it
 IMPLEMENTATIONS = {
     "generic": "the vectorized visit steps of kernels.py (dgraph.ops; numpy or CuPy): the reference",
-    "cpu-numba": "the numba visit kernels of cpu.py",
+    "cpu-numba": "the numba visit kernels of cpu.py, a superstep at a time",
+    "cpu-numba+levels": "one whole numpy shard, local executor: every level in one numba call (solver.py, "
+                        "cpu.run_levels), reported level by level",
     "gpu-fused": "the CUDA visit kernels of gpu.py, a host round trip a level",
     "gpu-fused+levels": "gpu-fused, and push levels run many to a cooperative launch while the frontier "
                         "is small (solver.py)",
@@ -45,7 +47,7 @@ IMPLEMENTATIONS = {
 }
 
 
-def implementation(backend, num_parts, kernels="fused", direction="auto", levels=None):
+def implementation(backend, num_parts, kernels="fused", direction="auto", levels=None, whole=True):
     """Which BFS implementation a run takes: one of :data:`IMPLEMENTATIONS`.
 
     The one place that decides; called once a run (by :func:`dgraph.bfs`, or by :meth:`BFS.init`
@@ -62,12 +64,18 @@ def implementation(backend, num_parts, kernels="fused", direction="auto", levels
     direction : {'auto', 'push', 'pull'}
         The user's direction: the multi-level launch only pushes.
     levels : bool, optional
-        Whether the multi-level launch may run; None reads ``dgraph.config.bfs_levels``.
+        Whether the whole-graph level loops may run (CPU: the whole traversal in one numba call;
+        GPU: push levels in one cooperative launch); None reads ``dgraph.config.bfs_levels``.
+    whole : bool
+        With ``num_parts == 1``: the one shard holds every vertex in order and the local executor
+        runs it (:func:`dgraph.algorithms.choice.run_shape`), where it calls ``run_steps``.  The
+        CPU's level loop needs it; a Dask executor runs a superstep at a time.
 
     Returns
     -------
     str
-        'generic', 'cpu-numba', 'gpu-fused', 'gpu-fused+levels' or 'gpu-fused+union'.
+        'generic', 'cpu-numba', 'cpu-numba+levels', 'gpu-fused', 'gpu-fused+levels' or
+        'gpu-fused+union'.
 
     Notes
     -----
@@ -78,8 +86,10 @@ def implementation(backend, num_parts, kernels="fused", direction="auto", levels
     Examples
     --------
     >>> from dgraph.algorithms.bfs import implementation
-    >>> implementation("numpy", 1), implementation("numpy", 4, kernels="generic")
-    ('cpu-numba', 'generic')
+    >>> implementation("numpy", 1), implementation("numpy", 1, whole=False), implementation("numpy", 4)
+    ('cpu-numba+levels', 'cpu-numba', 'cpu-numba')
+    >>> implementation("numpy", 4, kernels="generic")
+    'generic'
     >>> implementation("cupy", 1), implementation("cupy", 1, direction="pull"), implementation("cupy", 2)
     ('gpu-fused+levels', 'gpu-fused', 'gpu-fused+union')
     """
@@ -89,11 +99,12 @@ def implementation(backend, num_parts, kernels="fused", direction="auto", levels
         raise InputError(f"backend={backend!r}: expected 'numpy' or 'cupy'")
     if kernels == "generic":
         return "generic"
+    levels = config.bfs_levels if levels is None else levels
     if backend == "numpy":
-        return "cpu-numba"
+        return "cpu-numba+levels" if (num_parts == 1 and whole and levels) else "cpu-numba"
     if num_parts > 1:
         return "gpu-fused+union"
-    if direction != "pull" and (config.bfs_levels if levels is None else levels):
+    if direction != "pull" and levels:
         return "gpu-fused+levels"
     return "gpu-fused"
 
@@ -103,7 +114,7 @@ class BFSState:
     (``m_u``: unvisited edges, ``prev_nf``), and the implementation's buffers."""
 
     __slots__ = ("labels", "parents", "frontier", "direction", "level", "m_u", "prev_nf", "out", "counters",
-                 "unset", "levels", "union", "next_rows", "implementation")
+                 "unset", "levels", "union", "next_rows", "implementation", "word")
 
 
 class BFS(Program):
@@ -134,13 +145,23 @@ class BFS(Program):
         vdt = shard.indices.dtype
         # the fused GPU kernels keep the smallest parent by atomicMin: unvisited holds the dtype's maximum
         st.unset = np.iinfo(vdt).max if st.implementation.startswith("gpu") else -1
-        st.labels = xp.full(n, -1, dtype=np.int32)
-        st.parents = xp.full(n, st.unset, dtype=vdt)
-        st.labels[self.source] = 0
-        st.parents[self.source] = self.source
+        st.word = None
+        if st.implementation == "cpu-numba+levels" and _packs(n):
+            # the level loop's packed (depth, parent) words; the two arrays are made from them at the end
+            # (or by the first superstep that runs without the loop): one pass, not a fill and a pass
+            st.labels = st.parents = None
+            st.word = np.full(n, -1, dtype=np.int64)
+            st.word[self.source] = self.source
+        else:
+            st.labels = xp.full(n, -1, dtype=np.int32)
+            st.parents = xp.full(n, st.unset, dtype=vdt)
+            st.labels[self.source] = 0
+            st.parents[self.source] = self.source
         st.frontier = Frontier(n, ids=xp.asarray([self.source], dtype=vdt))
         st.level = 0
-        st.m_u = shard.degree_sum() - int(shard.degree[self.source])
+        # the unvisited edges: on a whole shard the sum of the out-degrees is its arc count (no pass)
+        arcs = shard.num_arcs if shard.whole else shard.degree_sum()
+        st.m_u = arcs - int(shard.degree[self.source])
         st.prev_nf = 0
         st.direction = "pull" if self.direction == "pull" else "push"
         st.out = None
@@ -155,8 +176,9 @@ class BFS(Program):
         backend = "numpy" if shard.xp is np else "cupy"
         impl, parts = self.implementation, shard.num_parts
         if impl is None:
-            return implementation(backend, parts, self.kernels, self.direction)
-        runs = impl == "generic" or ((impl == "cpu-numba") == (backend == "numpy") and
+            return implementation(backend, parts, self.kernels, self.direction, whole=shard.whole)
+        runs = impl == "generic" or (impl.startswith("cpu") == (backend == "numpy") and
+                                     not (impl == "cpu-numba+levels" and not shard.whole) and
                                      not (impl == "gpu-fused+levels" and parts > 1) and
                                      not (impl == "gpu-fused+union" and parts == 1))
         if not runs:
@@ -180,6 +202,7 @@ class BFS(Program):
 
     # -- one superstep -------------------------------------------------------------
     def superstep(self, shard, st, ctx):
+        _unpacked(shard, st)
         nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
         st.direction = self.choose_direction(st, shard.n, nf, m_f)
         st.level += 1
@@ -192,8 +215,13 @@ class BFS(Program):
                             {"count": len(claimed), "edges": touched, "degsum": degsum, "input_frontier": nf})
 
     def run_steps(self, shard, st, ctx, limit):
-        """Push levels many to one GPU launch (``gpu-fused+levels``: :func:`.solver.run_levels`);
+        """The rest of the traversal in numba calls (``cpu-numba+levels``: :func:`.solver.cpu_run_levels`),
+        or push levels many to one GPU launch (``gpu-fused+levels``: :func:`.solver.run_levels`);
         None when the implementation has no such loop or the next superstep is not such a level."""
+        if st.implementation == "cpu-numba+levels":
+            from . import solver  # noqa: PLC0415
+
+            return solver.cpu_run_levels(self, shard, st, ctx, limit)
         if st.implementation != "gpu-fused+levels":
             return None
         from . import solver  # noqa: PLC0415
@@ -251,10 +279,30 @@ class BFS(Program):
         scatter_min(st.parents, v, u)
 
     def finish(self, shard, st):
+        _unpacked(shard, st)
         parents = st.parents
         if st.unset != -1:
             parents = shard.xp.where(parents == st.unset, -1, parents)
         return {"depth": st.labels, "parent": parents}
+
+
+def _packs(n):
+    """Whether the CPU level loop keeps a graph of ``n`` vertices as packed words (:func:`.cpu.pack`)."""
+    from .cpu import PACKED_MAX_N  # noqa: PLC0415
+
+    return n < PACKED_MAX_N
+
+
+def _unpacked(shard, st):
+    """The depth and parent arrays from the level loop's packed words, once (``cpu-numba+levels``)."""
+    if st.word is None:
+        return
+    from . import cpu  # noqa: PLC0415
+
+    st.labels = np.empty(shard.n, dtype=np.int32)
+    st.parents = np.empty(shard.n, dtype=shard.indices.dtype)
+    cpu.unpack(st.word, st.labels, st.parents)
+    st.word = None
 
 
 # -- what travels between shards --------------------------------------------------------

@@ -1,4 +1,13 @@
-"""BFS's whole-graph fast loop: many push levels in one GPU launch, a persistent, cooperative kernel.
+"""BFS's whole-graph fast loops: every level in one numba call (CPU); push levels in one GPU launch.
+
+The ``cpu-numba+levels`` implementation (one whole numpy shard, the local executor, fused kernels,
+``dgraph.config.bfs_levels`` on): :meth:`BFS.run_steps
+<dgraph.algorithms.bfs.program.BFS.run_steps>` hands the traversal to :func:`cpu_run_levels`, which
+runs it level after level in :func:`dgraph.algorithms.bfs.cpu.run_levels` (Beamer's switch
+included) and reports each level as its own superstep, with the same counters, depths and parents
+as the level-by-level ``cpu-numba`` path.  Each superstep of that path costs some 20 us of Python
+(the Program's superstep and receive, a Frontier, the executor's record); a 1000x1000 grid has
+2,000 levels of about 500 vertices, and spent four fifths of its time there.
 
 The ``gpu-fused+levels`` implementation (one whole-graph CuPy shard, fused kernels, a direction
 that may push, ``dgraph.config.bfs_levels`` on): :meth:`BFS.run_steps
@@ -42,6 +51,63 @@ _SOURCE = source(__package__, "levels.cu")
 MAX_LEVELS = 4096
 REC = 8  # words per level record (the CUDA source's REC)
 STOPS = ("limit", "empty", "pull", "edges", "hub")
+
+
+#: levels one numba call of cpu_run_levels may run (the size of its record buffer)
+CPU_MAX_LEVELS = 4096
+
+
+def cpu_run_levels(program, shard, st, ctx, limit):
+    """The traversal from the superstep about to run, at most ``limit`` levels, in numba calls of at
+    most :data:`CPU_MAX_LEVELS` levels: one (report, seconds) a level, as
+    :meth:`dgraph.engine.program.Program.run_steps` returns.  A call's time is shared out among its
+    levels by edges scanned.  The depths and parents are packed words, one a vertex (``st.word``,
+    :func:`.cpu.pack`), until the Program's finish (or a superstep run without this loop) unpacks
+    them; None (a superstep at a time) for a graph of :data:`.cpu.PACKED_MAX_N` vertices or more."""
+    import numpy as np  # noqa: PLC0415
+
+    from ... import startup  # noqa: PLC0415
+    from . import cpu  # noqa: PLC0415
+
+    n = shard.n
+    if n >= cpu.PACKED_MAX_N:
+        return None
+    nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
+    if st.word is None:  # a superstep ran without the loop and unpacked them: pack again
+        st.word = np.empty(n, dtype=np.int64)
+        cpu.pack(st.labels, st.parents, st.word)
+    word = st.word
+    cindptr, cindices, _ = shard.csc(edge_ids=False)
+    vdt = shard.indices.dtype
+    front = np.empty(n, dtype=vdt)
+    front[:nf] = st.frontier.ids
+    nxt = np.empty(n, dtype=vdt)
+    fmask = np.zeros(n, dtype=bool)
+    cap = max(1, min(limit, CPU_MAX_LEVELS, n + 1))
+    rec = np.empty((cap, 4), dtype=np.int64)
+    mode = {"auto": cpu.AUTO, "push": cpu.ONLY_PUSH, "pull": cpu.ONLY_PULL}[program.direction]
+    cur = cpu.PUSH if st.direction == "push" else cpu.PULL
+    names = ("push", "pull")
+    out = []
+    while nf > 0 and len(out) < limit:
+        sw = startup.Stopwatch()
+        steps, nf, m_f, st.level, st.m_u, st.prev_nf, cur = cpu.run_levels(
+            shard.indptr, shard.indices, cindptr, cindices, word, front, nxt, fmask,
+            nf, m_f, st.level, st.m_u, st.prev_nf, cur, mode, float(program.alpha), float(program.beta),
+            min(cap, limit - len(out)), rec)
+        spent = sw.lap()
+        r = rec[:steps]
+        share = r[:, 2] + 1.0
+        share *= spent / share.sum()
+        batch = list(zip([{"direction": names[d], "frontier": c, "edges": e, "frontier_edges": g}
+                          for d, c, e, g in r.tolist()], share.tolist()))
+        out += batch
+        if ctx.tick is not None:
+            for report, seconds in batch:
+                ctx.tick(report, seconds)
+    st.direction = names[cur]
+    st.frontier = Frontier(n, ids=front[:nf].copy())
+    return out
 
 
 def frontier_limit():
@@ -144,5 +210,5 @@ def run_levels(program, shard, st, ctx, limit):
     return steps
 
 
-__all__ = ["run_levels", "push_levels", "LevelBuffers", "fits", "frontier_limit", "degree_limit", "blocks_per_sm",
+__all__ = ["cpu_run_levels", "CPU_MAX_LEVELS", "run_levels", "push_levels", "LevelBuffers", "fits", "frontier_limit", "degree_limit", "blocks_per_sm",
            "MAX_LEVELS"]

@@ -149,22 +149,22 @@ class TriangleProgram(Program):
         t0 = time.perf_counter()
         if self.implementation == "gpu-oriented":
             tri, deg, arcs, oriented, checks = self._gpu_counts(shard, st)
+            total = int(tri.sum()) // 3
         else:
             from ...jit import num_threads  # noqa: PLC0415
             from . import cpu as cpu_triangles  # noqa: PLC0415
 
-            tri, deg, arcs, oriented, checks = cpu_triangles.undirected_counts(shard.indptr, shard.indices,
-                                                                              num_threads())
+            # with LCC the values too, over the threads (finish's numpy steps, the same bits)
+            tri, lcc, arcs, oriented, checks, total = cpu_triangles.undirected_counts(
+                shard.indptr, shard.indices, num_threads(), lcc=self.lcc)
             st.clear()
-            st.update({"tri": tri, "degree": deg, "mult": None})
-            if self.lcc:  # the values too, over the threads (finish's numpy steps, the same bits)
-                st["lcc"] = np.empty(len(tri), dtype=np.float64)
-                cpu_triangles.lcc_values(tri, deg, st["lcc"])
+            st.update({"tri": tri, "mult": None})
+            if self.lcc:
+                st["lcc"] = lcc
         seconds = time.perf_counter() - t0
         return [({"phase": PHASES[0], "edges": arcs // 2}, 0.0),
                 ({"phase": PHASES[1], "oriented": oriented}, 0.0),
-                ({"phase": PHASES[2], "total": int(tri.sum()) // 3, "checks": checks, "replica_arcs": oriented},
-                 seconds)]
+                ({"phase": PHASES[2], "total": total, "checks": checks, "replica_arcs": oriented}, seconds)]
 
     def _gpu_counts(self, shard, st):
         """The one-shard CuPy count (:func:`.gpu.counts`) into ``st``; -> (tri, degree, arcs, edges, checks).
