@@ -407,3 +407,18 @@ def test_shutdown_is_quiet(tmp_path):
                        env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert p.returncode == 0 and p.stdout.strip() == "closed", p.stderr
     assert "WARNING" not in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_partition_on_a_scheduler_without_workers_says_so():
+    """A cluster whose scheduler lists no worker (none started, or all restarting): the build waits
+    a moment for one (dgraph.cluster.workers.RECONNECT_WAIT_S), then says what is wrong."""
+    from distributed import Client, LocalCluster
+
+    import dgraph
+    from dgraph.cluster.workers import worker_addresses
+
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as cluster, \
+            Client(cluster, set_as_default=False) as c:
+        assert worker_addresses(c, wait=0.2) == []
+        with pytest.raises(InputError, match="no workers"):
+            dgraph.from_edges([0, 1], [1, 2]).partition(2, client=c)

@@ -48,15 +48,35 @@ def _address_key(address):
     return (head, int(port)) if sep and port.isdigit() else (address, -1)
 
 
-def worker_addresses(client=None):
+#: how long a build waits for a worker when the scheduler lists none (seconds)
+RECONNECT_WAIT_S = 2.0
+
+
+def worker_addresses(client=None, wait=0.0):
     """Addresses of the workers connected to the scheduler, sorted (by host,
-    then port number)."""
+    then port number).
+
+    ``wait``: when the scheduler lists none, wait up to that many seconds for
+    one to connect and ask again (a worker restarted by its nanny reconnects
+    under a new address; in that moment the list can be empty).  Empty if
+    none came."""
     client = _client_or_current(client)
+
+    def ask():
+        try:
+            info = client.scheduler_info(n_workers=-1)
+        except TypeError:  # distributed before the n_workers argument
+            info = client.scheduler_info()
+        return sorted(info["workers"], key=_address_key)
+
+    workers = ask()
+    if workers or wait <= 0:
+        return workers
     try:
-        info = client.scheduler_info(n_workers=-1)
-    except TypeError:  # distributed before the n_workers argument
-        info = client.scheduler_info()
-    return sorted(info["workers"], key=_address_key)
+        client.wait_for_workers(1, timeout=wait)
+    except (TimeoutError, OSError):
+        return []
+    return ask()
 
 
 def _probe():

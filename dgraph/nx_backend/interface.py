@@ -510,6 +510,9 @@ def _can_k_core(G, a):
         return "k must be a number or None"
     if a["core_number"] is not None and not isinstance(a["core_number"], Mapping):
         return "core_number must be a dict or None"
+    return True
+
+
 def _can_jaccard_coefficient(G, a):
     return True
 

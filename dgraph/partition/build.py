@@ -119,13 +119,13 @@ def build_partitioned(client, rank_sources, spec, *, backend="numpy", name=None,
     """
     from distributed import wait  # noqa: PLC0415
 
-    from ..cluster import worker_addresses  # noqa: PLC0415
+    from ..cluster.workers import RECONNECT_WAIT_S, worker_addresses  # noqa: PLC0415
     from ..engine.spmd import _NCCL_IDS, _drop_everywhere, _install_handlers, _nccl_uid  # noqa: PLC0415
     from ..graph.ids import VertexIds  # noqa: PLC0415
     from .partitioned import PartitionedGraph  # noqa: PLC0415
 
     p = spec.num_parts
-    workers = worker_addresses(client)
+    workers = worker_addresses(client, wait=RECONNECT_WAIT_S)
     if not workers:
         raise InputError("the Dask cluster has no workers; start some or connect to another scheduler")
     placed = [workers[q % len(workers)] for q in range(p)]

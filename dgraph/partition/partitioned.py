@@ -213,9 +213,9 @@ def partition_graph(G, num_parts, method="range", *, client=None, backend=None, 
                   name=G.name, num_arcs=G.num_arcs)
     if not client:
         return PartitionedGraph(shards=shards, **common)
-    from ..cluster import worker_addresses  # noqa: PLC0415
+    from ..cluster.workers import RECONNECT_WAIT_S, worker_addresses  # noqa: PLC0415
 
-    workers = worker_addresses(client)
+    workers = worker_addresses(client, wait=RECONNECT_WAIT_S)
     if not workers:
         raise InputError("the Dask cluster has no workers; start some or connect to another scheduler")
     placed = [workers[q % len(workers)] for q in range(plan.num_parts)]
