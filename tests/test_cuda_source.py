@@ -32,11 +32,11 @@ BEFORE = {
     # backend/gpu_sssp_steps.py's _SOURCE, now algorithms/sssp/sssp_steps.cu (+ sssp.cuh)
     ("dgraph.algorithms.sssp.solver", "_SOURCE"): "32a44ad1eeb7bf9566818ce6140ea7108efa427ecd2d5d16b1009aaa550fd894",
     ("dgraph.algorithms.bfs.solver", "_SOURCE"): "5c82aa43c368b90ca3ca07af873a8938e3e775f6e21c82bdd7cd79f04ec346c1",
-    ("dgraph.algorithms.bfs.union", "_SOURCE"): "d0ea4892bc8e2c0b403daea17f78e5135269c812b36e92faff9a6eb85c2bac04",
+    ("dgraph.algorithms.bfs.union", "_SOURCE"): "fba9c6cc010fbec0288a79049fc52cbebf9d8630de6884510d066993c3669f6d",
     ("dgraph.algorithms.wcc.gpu", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
     ("dgraph.algorithms.pagerank.gpu", "_SOURCE"): "f9ee385395f359d742603843b04672440bdce6eadb7f5f99112157df35645098",
     # issue 23 part 7, new kernels (no text before them): triangles/triangles.cu, bc/bc.cu, cdlp/cdlp.cu
-    ("dgraph.algorithms.triangles.gpu", "_SOURCE"): "c8aa04876b1807f21e7681d860ff072da0561f9fd6c6b51bcc355b910723a10c",
+    ("dgraph.algorithms.triangles.gpu", "_SOURCE"): "79fa93865820dabdf71c4eb8752fef29fa625fd15fa312e6a233d2757ff7c4ad",
     ("dgraph.algorithms.bc.gpu", "_SOURCE"): "b42619fe8d5a9ffdc7435c9ee80eef482a16a4d774b051c4dc6b3645df54a964",
     ("dgraph.algorithms.cdlp.gpu", "_SOURCE"): "e1b13d4d3ebac1b6d9e627ab32fb7ffe4ddf8f04dc4aad4b1db8037b61739f8f",
 }

@@ -54,19 +54,9 @@ def _weighted_serial(indptr, indices, w, x, out):
 
 @pjit
 def _plain_threads(indptr, indices, x, out):
-    """out[r] = sum of x[indices[e]] over row r, in edge order (rows over the threads)."""
+    """out[r] = sum of x[indices[e]] over row r, in edge order (rows over the threads): the threaded
+    twin of :func:`dgraph.backend.cpu_kernels.gather_row_sum`, the same bits."""
     for r in prange(indptr.shape[0] - 1):
-        acc = 0.0
-        for e in range(indptr[r], indptr[r + 1]):
-            acc += x[indices[e]]
-        out[r] = acc
-    return out
-
-
-@jit
-def _plain_serial(indptr, indices, x, out):
-    """:func:`_plain_threads` on one thread."""
-    for r in range(indptr.shape[0] - 1):
         acc = 0.0
         for e in range(indptr[r], indptr[r + 1]):
             acc += x[indices[e]]
@@ -86,11 +76,10 @@ def row_sum(indptr, indices, x, weights=None, plan=None, ident=None):
     for ``indptr``; ``ident``: see :func:`weighted_row_sum`)."""
     if weights is not None:
         return weighted_row_sum(indptr, indices, weights, x, plan=plan, ident=ident)
-    if array_module(indptr) is not np:
-        return gather_row_sum(indptr, indices, x, plan=plan)
-    kernel = _plain_threads if len(indices) >= THREADED_EDGES else _plain_serial
-    return kernel(indptr, indices, np.ascontiguousarray(x, dtype=np.float64),
-                  np.empty(len(indptr) - 1, dtype=np.float64))
+    if array_module(indptr) is not np or len(indices) < THREADED_EDGES:
+        return gather_row_sum(indptr, indices, x, plan=plan)  # numpy: the same sums, in edge order, one thread
+    return _plain_threads(indptr, indices, np.ascontiguousarray(x, dtype=np.float64),
+                          np.empty(len(indptr) - 1, dtype=np.float64))
 
 
 def identity(indices):

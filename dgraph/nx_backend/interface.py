@@ -365,6 +365,16 @@ def _integer(x):
 
 # -- can_run rules ------------------------------------------------------------------------------
 
+def _weight_problem(G, weight):
+    """Why edge attribute ``weight`` cannot be dgraph's edge weights (None when it can, or when
+    ``weight`` is None: every edge 1)."""
+    if weight is None:
+        return None
+    if callable(weight):
+        return "a callable weight is not supported"
+    return _weights_of(G, weight)[3] or None
+
+
 def _can_bfs_edges(G, a):
     if a["sort_neighbors"] is not None:
         return "sort_neighbors is not supported"
@@ -382,13 +392,7 @@ def _can_shortest_path_length(G, a):
         return "only single-source lengths (source given, target=None) are supported"
     if a["target"] is not None:
         return "source-target lengths are not supported (only single source, target=None)"
-    weight = a["weight"]
-    if weight is None:
-        return True
-    if callable(weight):
-        return "a callable weight is not supported"
-    problem = _weights_of(G, weight)[3]
-    return problem or True
+    return _weight_problem(G, a["weight"]) or True
 
 
 def _vector_problem(G, values, name):
@@ -427,14 +431,7 @@ def _can_pagerank(G, a):
         values = [p.get(v, 0) for v in nodes]
         if not all(_real(x) and math.isfinite(x) and x >= 0 for x in values):
             return "personalization values must be finite non-negative numbers"
-    weight = a["weight"]
-    if weight is not None:
-        if callable(weight):
-            return "a callable weight is not supported"
-        problem = _weights_of(G, weight)[3]
-        if problem:
-            return problem
-    return True
+    return _weight_problem(G, a["weight"]) or True
 
 
 def _can_hits(G, a):
@@ -485,14 +482,7 @@ def _can_louvain_communities(G, a):
         return "threshold must be a finite number"
     if a["max_level"] is not None and not _integer(a["max_level"]):
         return "max_level must be an integer or None"
-    weight = a["weight"]
-    if weight is not None:
-        if callable(weight):
-            return "a callable weight is not supported"
-        problem = _weights_of(G, weight)[3]
-        if problem:
-            return problem
-    return True
+    return _weight_problem(G, a["weight"]) or True
 
 
 def _can_triangles(G, a):

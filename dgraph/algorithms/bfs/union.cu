@@ -28,6 +28,34 @@ __device__ void set_bits(const V* __restrict__ ids, i64 k, unsigned* words) {
     }
 }
 
+// One vertex v of the union at rank r: its frontier slot, its level, and the sums (dg: degrees;
+// oc, od: the owned rows' count and degrees, lrows their local ids from the first owned rank on).
+template <typename V>
+__device__ __forceinline__ void emit_vertex(i64 v, i64 r, const unsigned* __restrict__ words,
+                                            const i64* __restrict__ incl, int* labels, int level,
+                                            const i64* __restrict__ degree, i64 row_base, i64 nrows, V* out,
+                                            V* lrows, i64& own_rank, i64& dg, i64& oc, i64& od) {
+    out[r] = (V)v;
+    if (labels[v] < 0) labels[v] = level;
+    i64 d = degree[v];
+    dg += d;
+    if (v >= row_base && v < row_base + nrows) {
+        if (own_rank < 0) own_rank = rank_of(words, incl, row_base);
+        lrows[r - own_rank] = (V)(v - row_base);
+        oc += 1;
+        od += d;
+    }
+}
+
+// Each block's sums added once; the frontier's size is the last inclusive rank.
+__device__ __forceinline__ void emit_counts(i64 dg, i64 oc, i64 od, const i64* __restrict__ incl, i64 nw,
+                                            u64* counters) {
+    block_add(dg, counters + 1);
+    block_add(oc, counters + 2);
+    block_add(od, counters + 3);
+    if (blockIdx.x == 0 && threadIdx.x == 0) counters[0] = (u64)incl[nw - 1];
+}
+
 // counters: [0] frontier size, [1] its degree sum, [2] owned vertices in it, [3] their degree sum.
 // A fixed grid strides over the vertices and each block adds its sums once (per-warp atomics on
 // the same four words cost more than the rest of the kernel on a big frontier).
@@ -41,24 +69,11 @@ __device__ void emit_union(const unsigned* __restrict__ words, const i64* __rest
     for (i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
         bool hit = (words[v >> 5] >> bit_of(v)) & 1u;
         fmask[v] = hit;
-        if (hit) {
-            i64 r = rank_of(words, incl, v);
-            out[r] = (V)v;
-            if (labels[v] < 0) labels[v] = level;
-            i64 d = degree[v];
-            dg += d;
-            if (v >= row_base && v < row_base + nrows) {
-                if (own_rank < 0) own_rank = rank_of(words, incl, row_base);
-                lrows[r - own_rank] = (V)(v - row_base);
-                oc += 1;
-                od += d;
-            }
-        }
+        if (hit)
+            emit_vertex<V>(v, rank_of(words, incl, v), words, incl, labels, level, degree, row_base, nrows, out,
+                           lrows, own_rank, dg, oc, od);
     }
-    block_add(dg, counters + 1);
-    block_add(oc, counters + 2);
-    block_add(od, counters + 3);
-    if (blockIdx.x == 0 && threadIdx.x == 0) counters[0] = (u64)incl[nw - 1];
+    emit_counts(dg, oc, od, incl, nw, counters);
 }
 
 // The same, one thread a 32-bit word, for a sparse union (every shard sent ids, so at most one
@@ -84,36 +99,23 @@ __device__ void emit_union_words(const unsigned* __restrict__ words, const i64* 
                 if (x) {
                     for (int i = 0; i < 4; ++i) {
                         int j = 4 * k + i;
-                        val |= ((x >> (8 * (j >> 3) + 7 - (j & 7))) & 1u) << (8 * i);
+                        val |= ((x >> bit_of(j)) & 1u) << (8 * i);
                     }
                 }
                 m[k] = val;
             }
         } else {
-            for (int j = 0; v0 + j < n; ++j) fmask[v0 + j] = (x >> (8 * (j >> 3) + 7 - (j & 7))) & 1u;
+            for (int j = 0; v0 + j < n; ++j) fmask[v0 + j] = (x >> bit_of(j)) & 1u;
         }
         if (!x) continue;
         i64 r = incl[w] - __popc(x);
         for (int j = 0; j < 32; ++j) {
-            if (!((x >> (8 * (j >> 3) + 7 - (j & 7))) & 1u)) continue;
-            i64 v = v0 + j;
-            out[r] = (V)v;
-            if (labels[v] < 0) labels[v] = level;
-            i64 d = degree[v];
-            dg += d;
-            if (v >= row_base && v < row_base + nrows) {
-                if (own_rank < 0) own_rank = rank_of(words, incl, row_base);
-                lrows[r - own_rank] = (V)(v - row_base);
-                oc += 1;
-                od += d;
-            }
-            ++r;
+            if (!((x >> bit_of(j)) & 1u)) continue;
+            emit_vertex<V>(v0 + j, r++, words, incl, labels, level, degree, row_base, nrows, out, lrows, own_rank,
+                           dg, oc, od);
         }
     }
-    block_add(dg, counters + 1);
-    block_add(oc, counters + 2);
-    block_add(od, counters + 3);
-    if (blockIdx.x == 0 && threadIdx.x == 0) counters[0] = (u64)incl[nw - 1];
+    emit_counts(dg, oc, od, incl, nw, counters);
 }
 
 extern "C" {

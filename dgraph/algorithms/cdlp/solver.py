@@ -19,48 +19,40 @@ def run_steps(program, shard, st, ctx, limit):
     changed-flags of the next superstep compare against (no copy)."""
     if st["impl"] not in ("cpu-numba+steps", "gpu-fused+steps") or not shard.whole:
         return None
-    from ... import startup  # noqa: PLC0415
-
     if st["impl"] == "gpu-fused+steps":
-        return _gpu_steps(program, st, ctx, limit)
-    prev = st.get("next")  # a later call: ``next`` holds the labels before (None: the first superstep)
-    if prev is None:
+        if st.get("next") is None:  # the buffers start equal: a row the kernels never write keeps its label
+            st["next"] = st["label"].copy()
+        # the CUDA kernels ('gpu-fused+steps'); reads the count back: the superstep's time is real
+        return _loop(program, st, ctx, limit, lambda label, nxt, report: st["plan"].step(label, nxt))
+    prev = [st.get("next")]  # a later call: ``next`` holds the labels before (None: the first superstep)
+    if prev[0] is None:
         st["next"] = np.empty_like(st["label"])
-    out = []
-    report, step = ctx.report, ctx.step
-    while len(out) < limit and not program.converged(report, step):
-        sw = startup.Stopwatch()
-        label, nxt = st["label"], st["next"]
-        changed = program._fused_step(shard, st, report, label, nxt, prev)
-        st["label"], st["next"] = nxt, label
-        prev = label
-        report = {"changed": int(changed)}
-        out.append((report, sw.lap()))
-        if ctx.tick is not None:
-            ctx.tick(*out[-1])
-        step += 1
-    return out
+
+    def numba_step(label, nxt, report):
+        changed = program._fused_step(shard, st, report, label, nxt, prev[0])
+        prev[0] = label
+        return changed
+
+    return _loop(program, st, ctx, limit, numba_step)
 
 
-def _gpu_steps(program, st, ctx, limit):
-    """The CUDA kernels' supersteps ('gpu-fused+steps'): double-buffered labels on the device; the
-    buffers start equal, so a row the kernels never write (no neighbors) holds its label in both."""
+def _loop(program, st, ctx, limit, step):
+    """The supersteps until converged or ``limit``: ``step(label, next, report)`` writes ``next`` and
+    returns how many labels changed; the buffers swap after each."""
     from ... import startup  # noqa: PLC0415
 
-    if st.get("next") is None:
-        st["next"] = st["label"].copy()
     out = []
-    report, step = ctx.report, ctx.step
-    while len(out) < limit and not program.converged(report, step):
+    report, k = ctx.report, ctx.step
+    while len(out) < limit and not program.converged(report, k):
         sw = startup.Stopwatch()
         label, nxt = st["label"], st["next"]
-        changed = st["plan"].step(label, nxt)  # reads the count back: the superstep's time is real
+        changed = step(label, nxt, report)
         st["label"], st["next"] = nxt, label
         report = {"changed": int(changed)}
         out.append((report, sw.lap()))
         if ctx.tick is not None:
             ctx.tick(*out[-1])
-        step += 1
+        k += 1
     return out
 
 

@@ -100,6 +100,24 @@ def table(xp, n, pieces):
     return tptr, tnbr, tloop, where
 
 
+def receive_rows(shard, st, contributions, phase, with_loop):
+    """Superstep 0's receive of both Programs: this shard's own rows and the rows it asked for
+    (``st["remote"]``) from the others' contributions, made into its table; -> the report."""
+    xp = shard.xp
+    pieces = [st.pop("own")]
+    if len(st["remote"]):
+        need = xp.zeros(shard.n, dtype=bool)
+        need[st["remote"]] = True
+        for q, c in enumerate(contributions):
+            if q != shard.part:
+                got = received_rows(xp, c, need, with_loop)
+                if got is not None:
+                    pieces.append(got)
+    st["table"] = table(xp, shard.n, pieces)
+    return {"phase": phase, "rows_sent": sum(int(c.counters["rows"]) for c in contributions),
+            "arcs_sent": sum(int(c.counters["arcs"]) for c in contributions)}
+
+
 def _rows_contribution(xp, piece, send):
     """The rows of ``piece``'s vertices ``send`` (sorted global ids among them), to be sent."""
     vid, lens, nbrs, loop = piece
@@ -161,18 +179,7 @@ class PairsProgram(Program):
     def receive(self, shard, st, contributions, ctx):
         xp = shard.xp
         if ctx.step == 0:
-            pieces = [st.pop("own")]
-            if len(st["remote"]):
-                need = xp.zeros(shard.n, dtype=bool)
-                need[st["remote"]] = True
-                for q, c in enumerate(contributions):
-                    if q != shard.part:
-                        got = received_rows(xp, c, need, True)
-                        if got is not None:
-                            pieces.append(got)
-            st["table"] = table(xp, shard.n, pieces)
-            return {"phase": PHASES[0], "rows_sent": sum(int(c.counters["rows"]) for c in contributions),
-                    "arcs_sent": sum(int(c.counters["arcs"]) for c in contributions)}
+            return receive_rows(shard, st, contributions, PHASES[0], True)
         if shard.part == 0:
             out = xp.zeros(len(self.pairs), dtype=np.float64)
             for c in contributions:
@@ -217,7 +224,7 @@ class TwoHopProgram(Program):
         self.replicated_result = mode == "pairs"
 
     def init(self, shard):
-        xp, n = shard.xp, shard.n
+        xp = shard.xp
         grows = shard.global_rows().astype(np.int64)
         if self.mode == "count":
             lw = xp.arange(shard.num_rows, dtype=np.int64)
@@ -256,18 +263,7 @@ class TwoHopProgram(Program):
         xp = shard.xp
         phases = TWO_HOP_PHASES[self.mode]
         if ctx.step == 0:
-            pieces = [st.pop("own")]
-            if len(st["remote"]):
-                need = xp.zeros(shard.n, dtype=bool)
-                need[st["remote"]] = True
-                for q, c in enumerate(contributions):
-                    if q != shard.part:
-                        got = received_rows(xp, c, need, False)
-                        if got is not None:
-                            pieces.append(got)
-            st["table"] = table(xp, shard.n, pieces)
-            return {"phase": phases[0], "rows_sent": sum(int(c.counters["rows"]) for c in contributions),
-                    "arcs_sent": sum(int(c.counters["arcs"]) for c in contributions)}
+            return receive_rows(shard, st, contributions, phases[0], False)
         report = {"phase": phases[1], "pairs": sum(int(c.counters["pairs"]) for c in contributions)}
         if self.mode == "pairs" and shard.part == 0:
             n = max(shard.n, 1)

@@ -6,6 +6,15 @@
 #define TC_WARPS 8
 #define TC_FULL 0xffffffffu
 
+// The inclusive sum of x over the warp's lanes up to this one (every lane takes part).
+__device__ __forceinline__ i64 warp_incl_scan(i64 x, int lane) {
+    for (int o = 1; o < 32; o <<= 1) {
+        const i64 t = __shfl_up_sync(TC_FULL, x, o);
+        if (lane >= o) x += t;
+    }
+    return x;
+}
+
 // -- the oriented rows: a thread an arc ------------------------------------------------------------
 
 // the largest r in [lo, hi] with indptr[r] <= e: the row of arc e (empty rows skipped)
@@ -185,11 +194,7 @@ __device__ void count_pivots(const i64* __restrict__ pptr, const V* __restrict__
             du = pptr[u + 1] - ua;
             if (MULT) muw = mmult[i];
         }
-        i64 incl = du;
-        for (int o = 1; o < 32; o <<= 1) {
-            const i64 t = __shfl_up_sync(TC_FULL, incl, o);
-            if (lane >= o) incl += t;
-        }
+        const i64 incl = warp_incl_scan(du, lane);
         const i64 total = __shfl_sync(TC_FULL, incl, 31);
         s_off[warp][lane] = incl - du;
         s_start[warp][lane] = ua;
@@ -302,11 +307,7 @@ __device__ void tc_count_rows(const i64* __restrict__ pindptr, const i64* __rest
             ga = gindptr[u];
             du = gindptr[u + 1] - ga;
         }
-        i64 incl = du;
-        for (int o = 1; o < 32; o <<= 1) {
-            const i64 t = __shfl_up_sync(TC_FULL, incl, o);
-            if (lane >= o) incl += t;
-        }
+        const i64 incl = warp_incl_scan(du, lane);
         const i64 total = __shfl_sync(TC_FULL, incl, 31);
         s_off[warp][lane] = incl - du;
         s_start[warp][lane] = ga;
