@@ -77,16 +77,10 @@ class Layout:
 
 
 def cached_layout(shard, key, build):
-    """The layout ``key`` of this shard's graph, built once (``build()``; None: only look it up).
-
-    Kept on the Graph a whole-graph shard views, or on a partition's Shard (which stays on its worker
-    between runs), so the buffer index, the head-major index and the replica maps are built once per
-    graph, like its CSC."""
-    owner = shard._graph if shard._graph is not None else shard
-    cache = owner.__dict__.setdefault("_emv_layouts", {})
-    if key not in cache and build is not None:
-        cache[key] = build()
-    return cache.get(key)
+    """The layout ``key`` of this shard's graph, built once (``build()``; None: only look it up), so
+    the buffer index, the head-major index and the replica maps are built once per graph
+    (:meth:`dgraph.partition.shard.Shard.cached`)."""
+    return shard.cached(("emv-layout",) + tuple(key), build)
 
 
 def whole_layout(shard):

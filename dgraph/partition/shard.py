@@ -114,6 +114,17 @@ class Shard:
             self._csc = self._graph.csc()
         return self._csc if edge_ids else (self._csc[0], self._csc[1], None)
 
+    def cached(self, key, build):
+        """What ``build()`` makes from this shard's graph, built once and kept under ``key`` (None for
+        ``build``: only look it up).  Kept on the Graph a whole-graph shard views, or on a partition's
+        Shard (which stays on its worker between runs), so per-graph indexes (EMV layouts, PageRank's
+        split in-edges) are built once per graph, like its CSC."""
+        owner = self._graph if self._graph is not None else self
+        cache = owner.__dict__.setdefault("_shard_cache", {})
+        if key not in cache and build is not None:
+            cache[key] = build()
+        return cache.get(key)
+
     def nbytes(self) -> int:
         arrays = [self.indptr, self.indices, self.weights, self.rows, self.degree]
         if self.directed and self._csc is not None:

@@ -159,7 +159,13 @@ class PageRank(Program):
         else:
             st["inv_deg"] = xp.where(wsum > 0, 1.0 / xp.where(wsum > 0, wsum, 1.0), 0.0)
             st["dangling"] = xp.flatnonzero(wsum == 0) if _on_cpu(st) else None
-        st["plan"] = row_sum_plan(shard.csc(edge_ids=False)[0]) if self.variant == "pull" else None
+        split = None
+        if st["impl"] == "gpu-owned" and st["w_in"] is None:  # the local half summed during the exchange
+            from . import gpu  # noqa: PLC0415
+
+            split = gpu.split_in_edges(shard)
+        st["split"] = split
+        st["plan"] = row_sum_plan(shard.csc(edge_ids=False)[0]) if self.variant == "pull" and not split else None
         if st["w_in"] is not None and not _on_cpu(st):
             from .. import edge_weights  # noqa: PLC0415
 
@@ -178,6 +184,8 @@ class PageRank(Program):
             st["inv_own"] = st["inv_deg"][own]
             st["teleport_own"] = None if st["teleport"] is None else st["teleport"][own]
             st["mass"] = gpu.sums(st["rank"], st["inv_deg"])[0]
+            if split is not None:
+                split.start(st["share"][own])
             st["rank"] = None  # only the owned ranks are kept; the whole vector is gathered at the end
 
     def _setup_contribution(self, shard):
@@ -253,8 +261,10 @@ class PageRank(Program):
             share = xp.empty(shard.num_rows, dtype=np.float64)  # fresh: an executor may still read the last one
             sums = gpu.owned_update(cindptr, cindices, x, st["plan"], st["rank_own"],
                                     st["inv_own"], st["mass"], st["teleport_own"], self.d, shard.n,
-                                    st["spare_own"], share)
+                                    st["spare_own"], share, split=st["split"])
             st["rank_own"], st["spare_own"] = st["spare_own"], st["rank_own"]
+            if st["split"] is not None:  # the local sums of these shares run in receive, beside the exchange
+                st["split"].mark_written(share)
             return Contribution({"share": share, "sums": sums}, {})
         share = st["rank"] * st["inv_deg"]
         if self.variant == "pull":
@@ -276,6 +286,8 @@ class PageRank(Program):
         if st["impl"] == "gpu-owned":
             import cupy as cp  # noqa: PLC0415
 
+            if st["split"] is not None:
+                st["split"].queue_local()
             shard.gather_owned(st["share"], contributions, "share")
             parts = cp.stack([to_backend(c.arrays["sums"], cp) for c in contributions]).get()
             mass, change = 0.0, 0.0
