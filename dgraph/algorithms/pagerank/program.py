@@ -22,7 +22,9 @@ of the vertices it owns before the exchange, which carries their shares
 and two partial sums (dangling mass, L1 change); the partial sums are
 added in partition order, so the ranks equal one GPU's to about 1e-15
 relative, not bit for bit (every executor gives the same bits for the same
-partitioning).
+partitioning).  Each shard's in-edges from sources it owns are summed on a
+side stream while the exchange runs (:class:`.gpu.SplitInEdges`), so only
+the other half waits for the others' shares.
 
 Stops after ``iterations`` when given (Graphalytics: a fixed count),
 otherwise when the L1 change falls below ``tol * n`` (NetworkX's test) or
@@ -58,7 +60,8 @@ IMPLEMENTATIONS = {
     "cpu-push": "numpy, push: scatter-add along the out-edges, partial sums added in partition order",
     "gpu-fused": "CuPy, pull, one shard, a fixed count: four kernels an iteration, queued at once (solver.gpu_steps)",
     "gpu-pull": "CuPy, pull, one shard, until converged: a superstep at a time, row sums and gpu.sums",
-    "gpu-owned": "CuPy, pull, partitioned: each shard updates its owned ranks before the exchange (gpu.owned_update)",
+    "gpu-owned": ("CuPy, pull, partitioned: each shard updates its owned ranks before the exchange (gpu.owned_update), "
+                  "its local in-edges summed during the exchange (gpu.SplitInEdges)"),
     "gpu-push+batched": "CuPy, push, one shard, a fixed count: the push supersteps queued at once (solver.gpu_steps)",
     "gpu-push": "CuPy, push: scatter-add along the out-edges, a superstep at a time",
 }
