@@ -104,11 +104,13 @@ def main():
                    "phases_ms": {k: v * 1e3 for k, v in many.phases.items()}, "one_gpu_steps": one_steps,
                    "to_pandas_one_gpu_s": one_pd, "to_pandas_many_gpu_s": many_pd,
                    "profile_steps": [{k: v for k, v in s.items() if not isinstance(v, (list, dict))}
-                                     for s in prof.stats_records]}
+                                     for s in prof.stats_records],
+                   "profile_phases_ms": {k: v * 1e3 for k, v in prof.phases.items()}}
             figures.append(fig)
             print(f"\n{name}: 1 GPU {fig['one_gpu_ms']:.2f} ms, {args.partitions} GPUs {fig['many_gpu_ms']:.2f} ms, "
                   f"speed-up {fig['speedup']:.2f}x, same answers: {same}", flush=True)
             print("  phases (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in fig["phases_ms"].items()))
+            print("  profiled run's phases (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in fig["profile_phases_ms"].items()))
             print(f"  to_pandas(): 1 GPU {one_pd:.3f} s, {args.partitions} GPUs {many_pd:.3f} s "
                   f"({many_pd / one_pd:.2f}x the 1-GPU time)")
             for s in fig["profile_steps"]:

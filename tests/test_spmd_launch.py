@@ -104,3 +104,18 @@ def test_unknown_launch_is_a_clear_error(client):
 def test_contribution_type_survives_the_wire():
     c = spmd._from_wire(spmd._to_wire(Contribution({"v": np.arange(3)}, {"count": 3})))
     assert c.counters == {"count": 3} and list(c.arrays["v"]) == [0, 1, 2]
+
+
+def test_profiled_direct_run_splits_its_launch(client):
+    """Under profile_supersteps a direct run says where its launch went (the client and the workers
+    share this host's clock); without it, the phases stay as they were."""
+    PG = dgraph.generate("grid", rows=6, cols=7).partition(2, client=client)
+    plain = dgraph.bfs(PG, 0, executor="spmd")
+    parts = ("launch_request_s", "launch_dispatch_s", "launch_return_s", "launch_reply_s")
+    assert not set(parts) & set(plain.phases)
+    with dgraph.config.override(profile_supersteps=True):
+        r = dgraph.bfs(PG, 0, executor="spmd")
+    np.testing.assert_array_equal(r.raw("depth"), plain.raw("depth"))
+    for key in parts:
+        assert 0.0 <= r.phases[key] < 60.0, (key, r.phases)
+    assert sum(r.phases[k] for k in parts) <= r.run_time + 1e-3

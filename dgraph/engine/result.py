@@ -46,7 +46,13 @@ class Result:
     submitted), ``init_s`` (the program's set-up on the workers), ``loop_s``
     (the supersteps), ``final_s`` (the final exchange and the results) and
     ``launch_s`` (the rest: Dask starting the tasks and reporting their end);
-    the worker phases are the slowest worker's.
+    the worker phases are the slowest worker's.  A direct spmd run under
+    ``dgraph.config.profile_supersteps`` also splits the launch (the host's
+    clock, so only with the client on the workers' host): ``launch_request_s``
+    (the call reaching the last worker), ``launch_dispatch_s`` (unpacking the
+    job and handing it to the loop's thread), ``launch_return_s`` (from the
+    loop's end to the reply) and ``launch_reply_s`` (the last reply reaching
+    the client).
     """
 
     def __init__(self, algorithm, ids, columns, *, vertex_columns=(), missing=None,

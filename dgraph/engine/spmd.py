@@ -166,6 +166,7 @@ async def _run_here(worker, key, *, job, shard_key, placement, run, part, max_su
     (program, schedule, NCCL id, the client's config); see :func:`_launch_direct`."""
     import pickle  # noqa: PLC0415
 
+    t_in = time.perf_counter()  # the host's monotonic clock: comparable with the client's on one host
     program, schedule, nccl_uid, settings = pickle.loads(job)
     shard = worker.data[shard_key] if shard_key in worker.data else None
     if shard is None:
@@ -180,12 +181,16 @@ async def _run_here(worker, key, *, job, shard_key, placement, run, part, max_su
     done = loop.create_future()
 
     def work():
-        started = dask_time()
+        started, t_thread = dask_time(), time.perf_counter()
         try:
             with config.applied(settings):  # the client's settings, in this loop's thread only
                 out = _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout,
                                  nccl_uid, live)
+                profiled = config.profile_supersteps
             reply = {"status": "OK", "records": pickle.dumps(out[0], protocol=5), "phases": out[1]}
+            if profiled:  # where the launch goes: handler entry, loop thread, reply
+                reply["clock"] = {"in": t_in, "thread": t_thread, "loop_end": t_thread + sum(out[1].values()),
+                                  "out": time.perf_counter()}
         except Cancelled:
             reply = {"status": "cancelled"}
         except Exception as exc:  # noqa: BLE001 - sent back to the client, which raises it as ExecutorError
@@ -531,12 +536,13 @@ def _run_spmd(program, PG, schedule, *, on_step, max_supersteps, timeout, poll, 
     fetch, summaries, t_submit = go(client, PG, parts, poll, *args, feed=feed, settings=settings)
     records, phases = summaries[0]
     t_done = time.perf_counter()
+    split = {k: phases.pop(k) for k in list(phases) if k.startswith("launch_")}  # profiling: see _launch_direct
     worst = {k: max(s[1][k] for s in summaries) for k in phases}
     # launch: the wall time from submit to the last reply less the busiest worker's own time.  (Not
     # less the sum of each phase's worst, whose parts can come from different workers and add up to
     # more than any one of them spent: that gave negative launch times.)
     busiest = max(sum(s[1].values()) for s in summaries)
-    timing = {"launch_s": max(0.0, (t_done - t_submit) - busiest), "submit_s": t_submit - t_begin, **worst}
+    timing = {"launch_s": max(0.0, (t_done - t_submit) - busiest), "submit_s": t_submit - t_begin, **worst, **split}
     for record in records:
         record["transport"] = transport
     if feed is not None:
@@ -710,6 +716,13 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
         what = f"{r['type']}: {r['message']}" if isinstance(r, dict) and "type" in r else f"{type(r).__name__}: {r}"
         raise ExecutorError(f"spmd run failed on partition {q} (worker {placement[q]}): {what}")
     summaries = [(pickle.loads(r["records"]), r["phases"]) for r in replies]
+    if all("clock" in r for r in replies):  # profiling: the launch split (one host's clock), on shard 0's phases
+        t_done, clocks = time.perf_counter(), [r["clock"] for r in replies]
+        summaries[0][1].update(
+            launch_request_s=max(c["in"] for c in clocks) - t_submit,
+            launch_dispatch_s=max(c["thread"] - c["in"] for c in clocks),
+            launch_return_s=max(c["out"] - c["loop_end"] for c in clocks),
+            launch_reply_s=t_done - max(c["out"] for c in clocks))
     return _DirectResults(client, placement, run, parts), summaries, t_submit
 
 
