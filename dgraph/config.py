@@ -137,7 +137,7 @@ OPTIONS = (
            "blocks a multiprocessor in the multi-superstep SSSP launch (the occupancy query caps it)",
            minimum=1),
     Option("sssp_skip_stale", True, bool, "DGRAPH_SSSP_SKIP_STALE",
-           "GPU SSSP on one whole shard skips frontier vertices improved in the same superstep (same "
+           "GPU SSSP skips frontier vertices improved in the same superstep (same "
            "answers; the per-superstep records then depend on the GPU's order)"),
     Option("spmd_launch", "direct", ("direct", "task"), "DGRAPH_SPMD_LAUNCH",
            "how spmd runs start: 'direct' (client-to-worker RPC) or 'task' (one Dask task per shard)"),

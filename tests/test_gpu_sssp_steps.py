@@ -190,3 +190,33 @@ def test_relaxation_launched_ahead_of_the_read(steps, monkeypatch):
     assert any(b > 0 for q, b in launches if not q)  # and the rest after it
     if not steps:
         assert grown  # the hub's few edges first, then a fatter frontier under the launch ahead
+
+
+@pytest.mark.parametrize("method", ["range", "hash"])
+def test_partitions_skip_stale_rows_too(method, monkeypatch):
+    """CuPy partitions skip the frontier vertices their own relaxation improved in the superstep (the
+    distance read at the row's vertex id): numpy's distances and parents on 2 and 3 partitions, and
+    on an RMAT hub's second superstep a share of the frontier edges is skipped."""
+    monkeypatch.setattr(dgraph.config, "sssp_skip_stale", True)
+    cases = CASES[::5] + [("rmat16", dgraph.generate("rmat", scale=16, seed=3, weighted=True))]
+    for label, G in cases:
+        if G.num_vertices < 3:
+            continue
+        s = _source(G)
+        cpu = dgraph.sssp(G, s)
+        for p in (2, 3):
+            got = dgraph.sssp(G.partition(p, method=method, client=False, backend="cupy"), s,
+                              delta=cpu.params["delta"])
+            assert got.params["implementation"] == "gpu-cuda", label
+            _check_same(got, cpu, records=False)
+            assert ((got.stats["skipped"] >= 0) & (got.stats["skipped"] <= got.stats["edges"])).all()
+    G = cases[-1][1]  # from the hub with no buckets (delta inf), most rows of the fat supersteps are stale
+    plain = dgraph.sssp(G, _source(G), delta=math.inf)
+    got = dgraph.sssp(G.partition(2, method=method, client=False, backend="cupy"), _source(G), delta=math.inf)
+    _check_same(got, plain, records=False)
+    assert got.stats["skipped"].sum() > 0.1 * got.stats["edges"].sum(), got.stats
+    monkeypatch.setattr(dgraph.config, "sssp_skip_stale", False)  # off: no skipped column, the same answers
+    G = cases[-1][1]
+    off = dgraph.sssp(G.partition(2, method=method, client=False, backend="cupy"), _source(G))
+    assert "skipped" not in off.stats.columns
+    _check_same(off, dgraph.sssp(G, _source(G)), records=False)

@@ -25,7 +25,7 @@ Candidates are read from a snapshot of the frontier's (distance, hops)
 taken before the launch, so with ``skip`` off a superstep relaxes exactly
 what the vectorized step does and ends in the same state: the (distance,
 hops) lexicographic minimum over the old state and every candidate.  With
-``skip`` on (the default for one whole shard, ``dgraph.config.sssp_skip_stale``) a row whose
+``skip`` on (the default, ``dgraph.config.sssp_skip_stale``) a row whose
 distance another thread already lowered is left for the next superstep:
 the same converged answers, a state per superstep that depends on the
 order the GPU ran the edges in.  Each vertex
@@ -170,26 +170,29 @@ def frontier_scan(indptr, rows):
 
 
 def _relax_dist(indptr, indices, w, rows, fd, fh, scanned, nf, total, dist, hops, scratch, skip, starts, blocks,
-                block0=0, queued=False):
+                block0=0, queued=False, ids=None):
     """Launch relax_dist over blocks block0 .. block0 + blocks of the frontier's edges; ``queued``: nf and
-    total are the counts split left on the device (scratch.report), not the arguments."""
+    total are the counts split left on the device (scratch.report), not the arguments; ``ids``: the
+    rows' vertex ids on a partition (None: rows are vertex ids)."""
     import cupy as cp  # noqa: PLC0415
 
     weighted = w is not None
     kernel("relax_dist_" + dtype_suffix(indices.dtype))(
         (blocks,), (BLOCK,),
-        (indptr, indices, w if weighted else fd, cp.int32(weighted), rows, scanned, cp.int32(nf), cp.int64(total),
+        (indptr, indices, w if weighted else fd, cp.int32(weighted), rows, cp.uint64(0) if ids is None else ids,
+         scanned, cp.int32(nf), cp.int64(total),
          fd, fh, dist, hops, scratch.seen, scratch.out, scratch.tv, scratch.th, scratch.tb, scratch.counters,
          cp.int32(bool(skip)), starts, scratch.report, cp.int32(queued), cp.int64(block0)))
 
 
-def relax(indptr, indices, w, rows, fd, fh, scanned, total, dist, hops, scratch, skip=False, starts=None):
+def relax(indptr, indices, w, rows, fd, fh, scanned, total, dist, hops, scratch, skip=False, starts=None, ids=None):
     """Relax the ``total`` out-edges of local ``rows`` (snapshot distances ``fd``, hops ``fh``, degree
     scan ``scanned``) into ``dist``/``hops`` in place.  Nothing is read back: the changed vertices
-    are in the scratch queue, their count on the device (:func:`changed`, :func:`split`).
-    ``skip`` (rows are vertex ids, one whole shard): a row whose distance dropped below its
-    snapshot during the launch is not relaxed (``dgraph.config.sssp_skip_stale``: the same answers,
-    per-superstep records that follow the order the GPU ran the edges in).  ``starts``: the blocks' first
+    are in the scratch queue, their count on the device (:func:`relax_step` reads it, or :func:`split`).
+    ``skip``: a row whose distance dropped below its snapshot during the launch is not relaxed
+    (``dgraph.config.sssp_skip_stale``: the same answers, per-superstep records that follow the order
+    the GPU ran the edges in); ``ids``: the rows' vertex ids, which ``skip`` reads the distances of,
+    on a partition (None where rows are vertex ids).  ``starts``: the blocks' first
     slots when :func:`split` queued them (else one more launch finds them).  Where split already
     launched the first blocks (``scratch.ahead``), only the rest are launched."""
     ahead, scratch.ahead = scratch.ahead, None
@@ -210,7 +213,7 @@ def relax(indptr, indices, w, rows, fd, fh, scanned, total, dist, hops, scratch,
         starts = block_starts(scanned, nf, total, scratch.starts)
     if _blocks(total) > ahead:
         _relax_dist(indptr, indices, w, rows, fd, fh, scanned, nf, total, dist, hops, scratch, skip, starts,
-                    _blocks(total) - ahead, block0=ahead)
+                    _blocks(total) - ahead, block0=ahead, ids=ids)
     kernel("relax_hops_" + dtype_suffix(indices.dtype))(
         _grid(total), (BLOCK,), (scratch.tv, scratch.th, scratch.tb, dist, hops, scratch.seen, scratch.out,
                                  scratch.counters))
@@ -243,11 +246,6 @@ def merge(parts, dist, hops, scratch):
         scratch.seen[out >> 5] = 0  # a set bit is a queued vertex's, so its whole word can go
     scratch.seen_clean = True
     return out
-
-
-def changed(scratch):
-    """The vertices the last :func:`relax` changed (a view of the scratch queue; reads the count)."""
-    return scratch.out[:int(scratch.counters[0])]
 
 
 def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None):
@@ -370,11 +368,13 @@ def relax_step(shard, st, whole):
         fd, fh = st.dist[gids], st.hops[gids]
         scanned, total = frontier_scan(shard.indptr, rows)
     relax(shard.indptr, shard.indices, st.w64, rows, fd, fh, scanned, total, st.dist, st.hops, st.scratch,
-          skip=st.skip, starts=starts)
+          skip=st.skip, starts=starts, ids=None if rows is gids else gids)
     if whole:  # received at once by this shard (receive_whole): dist/hops are already written
         return Contribution({}, {"edges": int(total)})
-    out = changed(st.scratch).copy()  # the queue is scratch: reused by the next superstep
-    return Contribution({"v": out, "d": st.dist[out], "h": st.hops[out]}, {"edges": int(total)})
+    count, skipped = (int(x) for x in st.scratch.counters[0:2].get())  # one read: changed, skipped edges
+    out = st.scratch.out[:count].copy()  # the queue is scratch: reused by the next superstep
+    counters = {"edges": int(total), "skipped": skipped} if st.skip else {"edges": int(total)}
+    return Contribution({"v": out, "d": st.dist[out], "h": st.hops[out]}, counters)
 
 
 def receive_whole(shard, st, c, next_bucket, ahead=False):

@@ -120,8 +120,11 @@ class SSSP(Program):
         st.big = np.iinfo(vdt).max
         st.parents = None
         st.bd = st.bh = st.mark = st.touched = None  # numba scratch (cpu.scratch)
-        # GPU, one whole shard: skip stale frontier rows (dgraph.config.sssp_skip_stale, read once a run)
-        st.skip = self.gpu and self.whole and config.sssp_skip_stale
+        # GPU: skip stale frontier rows (dgraph.config.sssp_skip_stale, read once a run).  A row whose
+        # distance this shard lowered in the superstep is in its changed queue, so in every shard's
+        # next frontier: a partition may skip it as one whole shard does (rmat26 on 2 GPUs spent as
+        # long relaxing half the graph as one GPU did the whole without it)
+        st.skip = self.gpu and config.sssp_skip_stale
         st.scratch = None
         st.snap = None  # GPU, one shard: (fd, fh, scanned, total, block starts or None) of the frontier
         st.steps = None  # GPU, one shard: the buffers of the many-supersteps launch (solver.StepBuffers)
@@ -221,8 +224,11 @@ class SSSP(Program):
         if len(frontier) == 0 and len(st.pile):
             frontier = self._next_bucket(st)
         st.frontier = frontier
-        return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": len(changed),
-                "edges": sum(int(c.counters["edges"]) for c in contributions)}
+        report = {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": len(changed),
+                  "edges": sum(int(c.counters["edges"]) for c in contributions)}
+        if "skipped" in contributions[0].counters:  # CuPy partitions that skip stale rows (gpu.relax_step)
+            report["skipped"] = sum(int(c.counters["skipped"]) for c in contributions)
+        return report
 
     def _next_bucket(self, st):
         """Near is empty: raise the bound past the closest far vertex; its bucket becomes the frontier."""

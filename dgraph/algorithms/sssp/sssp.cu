@@ -11,7 +11,8 @@ __global__ void merge_dist_i64(const i64* vin, const double* din, const i64* hin
 }
 #define RELAX_DIST(S, V)                                                                                  \
 __global__ void relax_dist_##S(const i64* indptr, const V* indices, const double* w, int weighted,        \
-                               const V* frontier_rows, const i64* scanned, int nf, i64 total,             \
+                               const V* frontier_rows, const V* frontier_ids, const i64* scanned, int nf, \
+                               i64 total,                                                                 \
                                const double* fd, const i64* fh, u64* dist_bits, i64* hops, unsigned* seen, \
                                V* out, V* tv, i64* th, u64* tb, u64* counters, int skip,                  \
                                const int* starts, const u64* report, int queued, i64 block0) {          \
@@ -21,8 +22,8 @@ __global__ void relax_dist_##S(const i64* indptr, const V* indices, const double
     }                                                                                                     \
     const i64 first = (block0 + blockIdx.x) * (i64)blockDim.x;                                            \
     if (first >= total) return;  /* a block past the edges (a launch ahead covers a guess) */             \
-    relax_dist<false, V>(indptr, indices, w, weighted, frontier_rows, scanned, nf, total, fd, fh, dist_bits, hops, \
-                  seen, out, tv, th, tb, counters, first, skip, starts);                                  \
+    relax_dist<false, V>(indptr, indices, w, weighted, frontier_rows, frontier_ids, scanned, nf, total, fd, fh,      \
+                         dist_bits, hops, seen, out, tv, th, tb, counters, first, skip, starts);                  \
 }                                                                                                         \
 __global__ void relax_hops_##S(const V* tv, const i64* th, const u64* tb, const u64* dist_bits, i64* hops, \
                                unsigned* seen, V* out, u64* counters) {                                   \

@@ -41,7 +41,7 @@ __device__ __forceinline__ void append(i64 skipped, bool tie, bool hit, V v, i64
 template <bool CG, typename V>
 __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__ indices,
                            const double* __restrict__ w, int weighted, const V* frontier_rows,
-                           const i64* scanned, int nf, i64 total, const double* fd,
+                           const V* frontier_ids, const i64* scanned, int nf, i64 total, const double* fd,
                            const i64* fh, u64* dist_bits, i64* hops, unsigned* seen, V* out,
                            V* tv, i64* th, u64* tb, u64* counters, i64 first, int skip,
                            const int* starts) {
@@ -58,10 +58,14 @@ __device__ void relax_dist(const i64* __restrict__ indptr, const V* __restrict__
     if (go) {
         u = ld<CG>(frontier_rows + k);
         du = ld<CG>(fd + k);
-        // skip (rows are vertex ids): u's distance already dropped in this superstep, so u is in the
-        // next frontier and relaxes its new distance then; this candidate cannot beat that one's
-        // distance (addition is monotone).  A stale read only relaxes.
-        go = !(skip && ld<CG>((const u64*)dist_bits + u) < (u64)__double_as_longlong(du));
+        // skip: u's distance already dropped in this superstep, so u is in the next frontier and
+        // relaxes its new distance then; this candidate cannot beat that one's distance (addition is
+        // monotone).  A stale read only relaxes.  frontier_ids: the rows' vertex ids on a partition
+        // (null where rows are vertex ids: one whole shard)
+        if (skip) {
+            V gu = frontier_ids ? ld<CG>(frontier_ids + k) : u;
+            go = !(ld<CG>((const u64*)dist_bits + gu) < (u64)__double_as_longlong(du));
+        }
     }
     // a block that relaxes nothing (a stale hub's edges) leaves before the block-wide reservations
     if (skip && __syncthreads_and(!go)) {  // skip is the launch's: the barrier only where it can exit

@@ -71,8 +71,8 @@ __device__ void sssp_steps(const i64* __restrict__ indptr, const V* __restrict__
         u64* c = rec + REC * (i64)k;
         const int nx = cur ^ 1;
         for (i64 first = (i64)blockIdx.x * blockDim.x; first < total; first += stride)  // block-uniform
-            relax_dist<true, V>(indptr, indices, w, weighted, q[cur], sc[cur], (int)nf, total, fd[cur], fh[cur],
-                                dist_bits, hops, seen, out, tv, th, tb, c, first, skip, nullptr);
+            relax_dist<true, V>(indptr, indices, w, weighted, q[cur], (const V*)nullptr, sc[cur], (int)nf, total,
+                                fd[cur], fh[cur], dist_bits, hops, seen, out, tv, th, tb, c, first, skip, nullptr);
         grid.sync();
         relax_hops<true, V>(tv, th, tb, dist_bits, hops, seen, out, c);
         grid.sync();
