@@ -51,6 +51,15 @@ def main():
     med = lambda xs: statistics.median(xs[10:]) * 1e3  # noqa: E731
     print(f"{len(addrs)} workers ({args.backend}): ping every worker {med(pings):.3f} ms; idle spmd run "
           f"{med(runs):.3f} ms (launch_s {med(launch):.3f} ms); median of {args.runs - 10}")
+    # where the launch goes (profiled runs: the host clock at the worker's handler, loop and reply)
+    split = {}
+    with dgraph.config.override(profile_supersteps=True):
+        for _ in range(args.runs):
+            r = run_program(lambda ids: Idle(0), PG, executor="spmd")
+            for k, v in r.phases.items():
+                if k.startswith("launch_"):
+                    split.setdefault(k, []).append(v)
+    print("profiled idle runs, launch split (ms): " + ", ".join(f"{k} {med(v):.3f}" for k, v in split.items()))
 
 
 if __name__ == "__main__":

@@ -198,9 +198,12 @@ async def _run_here(worker, key, *, job, shard_key, placement, run, part, max_su
         finally:
             if part == 0:
                 _live(worker).pop(run, None)  # the reply carries every record
-        log_shard(worker, name=program.name, part=part, run=run, start=started, stop=dask_time(),
-                  status=reply["status"], supersteps=len(out[0]) if reply["status"] == "OK" and part == 0 else None)
+        stopped = dask_time()
         loop.call_soon_threadsafe(done.set_result, reply)
+        # after the reply is on its way: the event goes to the scheduler, which may share the
+        # client's event loop (a LocalCluster) and would handle it before the reply
+        log_shard(worker, name=program.name, part=part, run=run, start=started, stop=stopped,
+                  status=reply["status"], supersteps=len(out[0]) if reply["status"] == "OK" and part == 0 else None)
 
     _threads().submit(work)
     return await done
