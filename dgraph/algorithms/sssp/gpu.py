@@ -105,6 +105,7 @@ class Scratch:
         self.starts = cp.empty(max(int(nnz), 1) // BLOCK + 2, dtype=cp.int32)
         self.tv = self.th = self.tb = None
         self.ahead = None  # blocks of the next relaxation split launched before the read (relax does the rest)
+        self.near_ids = None  # a partition's split: the vertex ids of its near queue's rows
 
     def read_report(self):
         """The counts report_reset copied (waits for the event recorded after it)."""
@@ -221,9 +222,10 @@ def relax(indptr, indices, w, rows, fd, fh, scanned, total, dist, hops, scratch,
 
 def merge(parts, dist, hops, scratch):
     """The receive of a partitioned superstep, after this shard's :func:`relax`: every other shard's
-    improved ``(vertices, distances, hops)`` in ``parts`` merged into ``dist``/``hops`` in place;
-    -> every vertex whose state changed this superstep (this shard's relaxation's and the merge's,
-    once each, in no order).  Leaves the dedupe bitmap clean."""
+    improved ``(vertices, distances, hops)`` in ``parts`` merged into ``dist``/``hops`` in place.
+    Nothing is read back: every vertex whose state changed this superstep (this shard's
+    relaxation's and the merge's, once each, in no order) is in the scratch queue, its count on the
+    device, for :func:`split` (which clears their dedupe bits)."""
     import cupy as cp  # noqa: PLC0415
 
     k = sum(len(v) for v, _, _ in parts)
@@ -241,19 +243,17 @@ def merge(parts, dist, hops, scratch):
             _grid(k), (BLOCK,), (scratch.tv, scratch.th, scratch.tb, dist, hops, scratch.seen, scratch.out,
                                  scratch.counters))
         scratch.counters_clean = False
-    out = scratch.out[:int(scratch.counters[0])]
-    if len(out):
-        scratch.seen[out >> 5] = 0  # a set bit is a queued vertex's, so its whole word can go
-    scratch.seen_clean = True
-    return out
 
 
-def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None):
+def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None, owned=None):
     """One shard's receive after :func:`relax` over ``total`` edges (vertex ids = rows): returns
     (changed count, near queue, its distances, hops, degree scan and degree sum, far list, edges
     the relaxation skipped, the next relaxation's block starts).  Behind the split the counts are
     copied and the counters zeroed, the near queue's degrees scanned and the next relaxation's
     block starts found, all queued before the one read of the counts.
+
+    ``owned`` (a partition: :func:`owned_rows`): only the near vertices this shard owns are queued,
+    as local rows, their ids in ``scratch.near_ids`` (see :func:`receive_partition`).
 
     ``ahead`` = (indices, weights or None, skip): the next superstep relaxes the near queue on the
     host's kernels (the caller calls :func:`relax` on it next if it is not empty), so its first
@@ -266,10 +266,12 @@ def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None):
     if not total:  # no relaxation ran: nothing changed
         none = scratch.near[:0]
         return 0, none, scratch.fd[:0], scratch.fh[:0], None, 0, none, 0, None
+    lo, rows, local_of, mapped, near_ids = owned or (0, len(indptr) - 1, scratch.counters, 0, cp.uint64(0))
     kernel("split_" + dtype_suffix(vdt))(
         _grid(min(total, len(scratch.out))), (BLOCK,),
         (scratch.out, dist, hops, cp.float64(bound), pending, indptr, scratch.near, scratch.fd, scratch.fh,
-         scratch.ndeg, scratch.far, scratch.counters, scratch.seen))
+         scratch.ndeg, scratch.far, scratch.counters, scratch.seen, cp.int64(lo), cp.int64(rows), local_of,
+         cp.int32(mapped), near_ids))
     scratch.seen_clean = True  # every set bit was a changed vertex's, and split cleared its word
     kernel("report_reset")((1,), (1,), (scratch.counters, scratch.report, scratch.report_dev))
     scratch.event.record()
@@ -359,14 +361,18 @@ def relax_step(shard, st, whole):
     contribute when ``whole``: the shard is the whole graph, received by :func:`receive_whole`)."""
     if st.scratch is None:
         st.scratch = Scratch(shard.n, len(shard.indices), shard.indices.dtype)
-    rows, gids = owned_frontier(shard, st.frontier)
     starts = None
-    if st.snap is not None:  # the single shard's last split (or launch) left the frontier's snapshot
-        fd, fh, scanned, total, starts = st.snap
+    if st.snap is not None and len(st.snap) == 7:  # a partition's split left its own rows and their snapshot
+        rows, gids, fd, fh, scanned, total, starts = st.snap
         st.snap = None
     else:
-        fd, fh = st.dist[gids], st.hops[gids]
-        scanned, total = frontier_scan(shard.indptr, rows)
+        rows, gids = owned_frontier(shard, st.frontier)
+        if st.snap is not None:  # the single shard's last split (or launch) left the frontier's snapshot
+            fd, fh, scanned, total, starts = st.snap
+            st.snap = None
+        else:
+            fd, fh = st.dist[gids], st.hops[gids]
+            scanned, total = frontier_scan(shard.indptr, rows)
     relax(shard.indptr, shard.indices, st.w64, rows, fd, fh, scanned, total, st.dist, st.hops, st.scratch,
           skip=st.skip, starts=starts, ids=None if rows is gids else gids)
     if whole:  # received at once by this shard (receive_whole): dist/hops are already written
@@ -395,6 +401,43 @@ def receive_whole(shard, st, c, next_bucket, ahead=False):
     st.frontier = frontier
     return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": improved,
             "edges": edges, "skipped": skipped}
+
+
+def owned_rows(shard, scratch):
+    """What :func:`split` needs to queue only a partition's own near vertices: (first id, rows, the
+    id -> local row map or a dummy, whether it is used, the queue of the rows' vertex ids)."""
+    import cupy as cp  # noqa: PLC0415
+
+    if scratch.near_ids is None:
+        scratch.near_ids = cp.empty(len(scratch.near), dtype=scratch.vdt)
+    if shard.contiguous:
+        return shard.row_base, shard.num_rows, scratch.counters, 0, scratch.near_ids
+    if shard._local_of is None:
+        shard.local_rows(shard.rows[:0])  # builds the id -> local row map (-1: another shard's)
+    return 0, shard.num_rows, shard._local_of, 1, scratch.near_ids
+
+
+def receive_partition(shard, st, parts, edges, next_bucket):
+    """SSSP.receive of a partition on CuPy: the others' improvements ``parts`` merged, then one
+    split launch queues the near vertices this shard owns with their snapshot, degrees, scan and the
+    next relaxation's block starts, and lists the far ones, all before one read of the counts (the
+    vectorized receive took a dozen array operations over the changed vertices, three of them read
+    back, and the next superstep found its own rows and scanned their degrees again).  ``edges``:
+    the superstep's frontier edges over every shard; ``next_bucket``: the Program's."""
+    merge(parts, st.dist, st.hops, st.scratch)
+    improved, rows, fd, fh, scanned, total, far, _, starts = split(
+        st.dist, st.hops, st.bound, st.pending, shard.indptr, st.scratch, max(shard.n, 1),
+        owned=owned_rows(shard, st.scratch))
+    nnear = int(st.scratch.report_host[2])  # read with the others: every shard's near vertices
+    if len(far):
+        st.pile = shard.xp.concatenate([st.pile, far])
+    st.snap = (rows, st.scratch.near_ids[:len(rows)], fd, fh, scanned, total, starts)
+    st.frontier = None  # the near vertices of the other shards are not kept: only nnear is
+    if nnear == 0 and len(st.pile):
+        st.frontier = next_bucket(st)
+        st.snap = None
+        nnear = len(st.frontier)
+    return {"frontier": nnear, "far": len(st.pile), "bound": st.bound, "improved": improved, "edges": edges}
 
 
 def parents(shard, st, source):

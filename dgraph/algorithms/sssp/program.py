@@ -191,13 +191,17 @@ class SSSP(Program):
             from . import gpu  # noqa: PLC0415
 
             return gpu.receive_whole(shard, st, contributions[0], self._next_bucket)
-        if self.gpu and len(contributions) > 1:  # merged on the GPU into the state the relaxation left
+        if self.gpu and len(contributions) > 1:  # merged and split on the GPU (gpu.receive_partition)
             from . import gpu  # noqa: PLC0415
 
             others = [tuple(to_backend(c.arrays[k], xp) for k in ("v", "d", "h"))
                       for i, c in enumerate(contributions) if i != shard.part]
-            changed = gpu.merge(others, st.dist, st.hops, st.scratch).copy()
-        elif len(contributions) == 1:
+            report = gpu.receive_partition(shard, st, others, sum(int(c.counters["edges"]) for c in contributions),
+                                           self._next_bucket)
+            if "skipped" in contributions[0].counters:  # stale rows skipped (gpu.relax_step)
+                report["skipped"] = sum(int(c.counters["skipped"]) for c in contributions)
+            return report
+        if len(contributions) == 1:
             c = contributions[0]
             v = c.arrays["v"]
             st.dist[v] = c.arrays["d"]  # unique, and each beats the (distance, hops) it was relaxed against
@@ -224,11 +228,8 @@ class SSSP(Program):
         if len(frontier) == 0 and len(st.pile):
             frontier = self._next_bucket(st)
         st.frontier = frontier
-        report = {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": len(changed),
-                  "edges": sum(int(c.counters["edges"]) for c in contributions)}
-        if "skipped" in contributions[0].counters:  # CuPy partitions that skip stale rows (gpu.relax_step)
-            report["skipped"] = sum(int(c.counters["skipped"]) for c in contributions)
-        return report
+        return {"frontier": len(frontier), "far": len(st.pile), "bound": st.bound, "improved": len(changed),
+                "edges": sum(int(c.counters["edges"]) for c in contributions)}
 
     def _next_bucket(self, st):
         """Near is empty: raise the bound past the closest far vertex; its bucket becomes the frontier."""

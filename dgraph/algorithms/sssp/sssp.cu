@@ -31,8 +31,10 @@ __global__ void relax_hops_##S(const V* tv, const i64* th, const u64* tb, const 
 }                                                                                                         \
 __global__ void split_##S(const V* changed, const double* dist, const i64* hops, double bound,            \
                           unsigned char* pending, const i64* indptr, V* near, double* fd, i64* fh,        \
-                          i64* ndeg, V* far, u64* counters, unsigned* seen) {                             \
-    split<false, V>(changed, dist, hops, bound, pending, indptr, near, fd, fh, ndeg, far, counters, seen);               \
+                          i64* ndeg, V* far, u64* counters, unsigned* seen, i64 lo, i64 rows,             \
+                          const i64* local_of, int mapped, V* near_ids) {                                 \
+    split<false, V>(changed, dist, hops, bound, pending, indptr, near, fd, fh, ndeg, far, counters, seen, lo, \
+                    rows, local_of, mapped, near_ids);                                                    \
 }                                                                                                         \
 __global__ void tight_parents_##S(const i64* indptr, const V* indices, const double* w, int weighted,      \
                                   i64 nrows, i64 nnz, i64 row_base, const V* rows, int nrows_map,          \

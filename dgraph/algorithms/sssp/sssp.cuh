@@ -34,8 +34,9 @@ __device__ __forceinline__ void append(i64 skipped, bool tie, bool hit, V v, i64
     if (hit) out[slot] = v;
 }
 
-// counters (u64[8]): [0] changed-vertex queue cursor, [1] frontier edges skipped, [2] unused,
-// [3] tie-list cursor, [4] near, [5] near degree sum, [6] far, [7] unused.
+// counters (u64[8]): [0] changed-vertex queue cursor, [1] frontier edges skipped, [2] near vertices
+// of every shard (a partition's split), [3] tie-list cursor, [4] near (queued), [5] near degree sum,
+// [6] far, [7] unused.
 // CG: called from the cooperative kernel (gpu_sssp_steps), where what earlier phases of the same
 // launch wrote is read through L2.
 template <bool CG, typename V>
@@ -183,23 +184,26 @@ __device__ i64 tile_scan(i64* a, i64 n, const i64* tile_sums) {
     return total;
 }
 
-// The receive of a single shard: each changed vertex goes to the near queue
-// (dist < bound; with its (dist, hops) snapshot and degree for the next
-// relaxation) or to the far list; pending marks the far ones.  The changed vertices' dedupe bits
-// (``seen``) are cleared here, for the next superstep.
+// The receive of a shard: each changed vertex goes to the near queue (dist < bound; with its
+// (dist, hops) snapshot and degree for the next relaxation) or to the far list; pending marks the far
+// ones.  The changed vertices' dedupe bits (``seen``) are cleared here, for the next superstep.
+// A partition (``near_ids`` not null) queues only the near vertices it owns, as local rows (``local_of``
+// with ``mapped``, else v - lo for lo <= v < lo + rows), their vertex ids in near_ids, and counts every
+// near vertex in counters[2]; one whole shard passes lo 0 and rows n (rows are vertex ids).
 template <bool CG, typename V>
 __device__ void split(const V* changed, const double* dist,
                       const i64* hops, double bound, unsigned char* pending,
                       const i64* __restrict__ indptr, V* near, double* fd, i64* fh, i64* ndeg, V* far,
-                      u64* counters, unsigned* seen) {
+                      u64* counters, unsigned* seen, i64 lo, i64 rows, const i64* local_of, int mapped,
+                      V* near_ids) {
     i64 count = (i64)ld<CG>(counters + 0);
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 base = (i64)blockIdx.x * blockDim.x; base < count; base += stride) {
         i64 i = base + threadIdx.x;
         V v = 0;
-        bool is_near = false, is_far = false;
+        bool is_near = false, is_far = false, queued = false;
         double d = 0.0;
-        i64 deg = 0;
+        i64 deg = 0, r = 0;
         if (i < count) {
             v = ld<CG>(changed + i);
             d = ld<CG>(dist + v);
@@ -207,13 +211,19 @@ __device__ void split(const V* changed, const double* dist,
             is_far = !is_near;
             pending[v] = is_far;
             seen[v >> 5] = 0;  // every bit of the word is a changed vertex's
-            if (is_near) deg = indptr[v + 1] - indptr[v];
+            if (is_near) {
+                r = mapped ? local_of[v] : (i64)v - lo;
+                queued = r >= 0 && r < rows;
+                if (queued) deg = indptr[r + 1] - indptr[r];
+            }
         }
-        u64 k = block_reserve(is_near, counters + 4);  // the loop's bounds are block-uniform
+        u64 k = block_reserve(queued, counters + 4);  // the loop's bounds are block-uniform
         u64 kf = block_reserve(is_far, counters + 6);
         block_add(deg, counters + 5);
-        if (is_near) {
-            near[k] = v;
+        if (near_ids) block_add(is_near ? 1 : 0, counters + 2);  // a partition: the near vertices of every shard
+        if (queued) {
+            near[k] = (V)r;
+            if (near_ids) near_ids[k] = v;
             fd[k] = d;
             fh[k] = ld<CG>(hops + v);
             ndeg[k] = deg;
