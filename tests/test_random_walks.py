@@ -472,7 +472,8 @@ def _needs_gpu():
 
 @pytest.mark.gpu
 def test_cupy_corpus_equals_reference():
-    """The generic step on CuPy arrays: the reference's paths, one GPU, 1-4 shards in this process."""
+    """The CUDA kernel and the generic step on CuPy arrays: the reference's paths, one GPU, 1-4
+    shards in this process."""
     _needs_gpu()
     rng = np.random.default_rng(41)
     for i, (label, kw) in enumerate(CORPUS[:50]):
@@ -484,8 +485,12 @@ def test_cupy_corpus_equals_reference():
         for p, q in ((1.0, 1.0), (0.5, 2.0)):
             want = reference_walks(H, starts, 5, seed=i, p=p, q=q, weighted=bool(i % 2), missing=missing)
             r = dgraph.random_walks(G.to("cupy"), starts, 5, seed=i, p=p, q=q, weighted=bool(i % 2))
-            assert r.backend == "cupy" and r.params["implementation"] == "generic"
+            assert r.backend == "cupy" and r.params["implementation"] == "gpu-cuda"
             assert _paths_list(r) == want, (label, p, q)
+            g = dgraph.random_walks(G.to("cupy"), starts, 5, seed=i, p=p, q=q, weighted=bool(i % 2),
+                                    kernels="generic")
+            assert g.params["implementation"] == "generic"
+            assert _paths_list(g) == want, (label, p, q, "generic")
             for parts in (2, 3, 4):
                 if parts <= G.num_vertices:
                     PG = G.partition(parts, method=("range", "hash")[parts % 2], client=False, backend="cupy")
@@ -496,15 +501,21 @@ def test_cupy_corpus_equals_reference():
 @pytest.mark.gpu
 @pytest.mark.parametrize("p,q,weighted_", [(1.0, 1.0, False), (0.5, 2.0, False), (2.0, 0.5, True)])
 def test_cupy_equals_numba_on_rmat(p, q, weighted_):
-    """Many walks on a skewed graph: CuPy's paths are the numba kernel's, bit for bit."""
+    """Many walks on a skewed graph: the CUDA kernel's paths and per-step records are the numba
+    kernel's, bit for bit; walks longer than a batch of queued steps too."""
     _needs_gpu()
     G = dgraph.generate("rmat", scale=12, seed=3, weighted=True)
     starts = np.repeat(np.arange(G.num_vertices), 3)
     cpu = dgraph.random_walks(G, starts, 20, seed=9, p=p, q=q, weighted=weighted_)
     gpu = dgraph.random_walks(G.to("cupy"), starts, 20, seed=9, p=p, q=q, weighted=weighted_)
-    assert cpu.params["implementation"] == "cpu-numba"
+    assert cpu.params["implementation"] == "cpu-numba" and gpu.params["implementation"] == "gpu-cuda"
     np.testing.assert_array_equal(gpu.paths, cpu.paths)
     assert gpu.edges_touched == cpu.edges_touched
+    for col in ("walks", "frontier", "edges"):  # the same records, step by step
+        assert list(gpu.stats[col]) == list(cpu.stats[col]), col
+    short = dgraph.random_walks(G.to("cupy"), starts[:5], 3 * 32 + 7, seed=9, p=p, q=q, weighted=weighted_)
+    np.testing.assert_array_equal(short.paths, dgraph.random_walks(G, starts[:5], 3 * 32 + 7, seed=9, p=p, q=q,
+                                                                   weighted=weighted_).paths)
 
 
 def test_a_walk_table_too_wide_is_refused_before_it_is_made():

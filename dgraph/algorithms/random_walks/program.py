@@ -45,7 +45,13 @@ IMPLEMENTATIONS = {
                "the reference)",
     "cpu-numba": "numpy, one whole shard on the local executor: a numba kernel advances every walk one step, "
                  "walks spread over the CPU's threads (cpu.py)",
+    "gpu-cuda": "CuPy, one whole shard on the local executor: a CUDA kernel advances every walk one step, a "
+                "thread a walk, steps queued in batches (gpu.py)",
 }
+
+#: 'gpu-cuda': steps queued at once before the host reads their counts (a walk that ends early leaves
+#: the later launches of its batch nothing to do)
+GPU_BATCH = 32
 
 #: numpy, one whole shard: at least this many walks are spread over the CPU's threads (fewer: one thread)
 PAR_MIN_WALKS = 1 << 13
@@ -78,14 +84,17 @@ def implementation(backend, whole_local, kernels):
     """The name of the code that runs the walks (a key of :data:`IMPLEMENTATIONS`), decided once a run.
 
     ``whole_local``: one shard holding every vertex in order, run by the local executor (only there
-    does :meth:`RandomWalks.run_steps` run).  CuPy runs the generic step (array code on the device).
+    does :meth:`RandomWalks.run_steps` run); elsewhere the generic step runs (array code on either
+    backend).
 
     >>> implementation("numpy", True, "fused"), implementation("numpy", False, "fused")
     ('cpu-numba', 'generic')
+    >>> implementation("cupy", True, "fused")
+    'gpu-cuda'
     """
-    if kernels == "generic" or backend != "numpy" or not whole_local:
+    if kernels == "generic" or not whole_local:
         return "generic"
-    return "cpu-numba"
+    return "cpu-numba" if backend == "numpy" else "gpu-cuda"
 
 
 def walk_bytes(num_walks, length, num_parts=1):
@@ -172,6 +181,9 @@ class RandomWalks(Program):
     def superstep(self, shard, st, ctx):
         if st["paths"] is not None and self.implementation == "cpu-numba":
             st["report"] = self._numba_step(shard, st)
+            return Contribution({}, {})
+        if st["paths"] is not None and self.implementation == "gpu-cuda":
+            st["report"] = self._cuda_steps(shard, st, 1)[0][0]
             return Contribution({}, {})
         xp = shard.xp
         cur, cand, step = st["cur"], st["cand"], st["step"]
@@ -324,10 +336,39 @@ class RandomWalks(Program):
         st["alive"] = int(moved) if s + 1 < self.length else 0
         return {"walks": st["alive"], "frontier": int(moved), "edges": int(proposed), "waiting": 0}
 
+    # -- one whole CuPy shard: the CUDA kernel -------------------------------------------------------
+    def _cuda_steps(self, shard, st, limit):
+        """Up to ``limit`` steps (batches of :data:`GPU_BATCH`), stopping after the step no walk
+        moved in; -> one (report, seconds) a step, as the numba path reports them."""
+        from . import gpu  # noqa: PLC0415
+
+        if "steps" not in st:
+            st["steps"] = gpu.Steps(self.length, st["w"], st["wmax"])
+        out = []
+        while len(out) < limit and st["alive"] > 0:
+            s = st["s"]
+            count = min(limit - len(out), GPU_BATCH, self.length - s)
+            for moved, drawn, seconds in gpu.run(shard.indptr, shard.indices, st["steps"], self.weighted,
+                                                 self.biased, self.a_ret, self.a_out, self.a_max, st["paths"],
+                                                 st["wkeys"], s, count):
+                st["s"] = s = s + 1
+                st["alive"] = moved if s < self.length else 0
+                out.append(({"walks": st["alive"], "frontier": moved, "edges": drawn, "waiting": 0}, seconds))
+                if st["alive"] == 0:
+                    break  # the later launches of the batch found no walk going
+        return out
+
     def run_steps(self, shard, st, ctx, limit):
-        """Every step by the numba kernel ('cpu-numba'), one report a step; None for 'generic'."""
-        if self.implementation != "cpu-numba" or st["paths"] is None:
+        """Every step by the numba kernel ('cpu-numba') or the CUDA one ('gpu-cuda'), one report a
+        step; None for 'generic'."""
+        if self.implementation not in ("cpu-numba", "gpu-cuda") or st["paths"] is None:
             return None
+        if self.implementation == "gpu-cuda":
+            out = self._cuda_steps(shard, st, limit)
+            if ctx.tick is not None:
+                for report, seconds in out:
+                    ctx.tick(report, seconds)
+            return out
         out = []
         while len(out) < limit and st["alive"] > 0:
             t0 = time.perf_counter()
