@@ -131,7 +131,8 @@ def test_no_cupy_import():
             "dgraph.algorithms.sssp.gpu, dgraph.algorithms.bfs.solver, dgraph.algorithms.wcc.gpu, "
             "dgraph.algorithms.bfs.union, dgraph.algorithms.bfs.gpu, "
             "dgraph.algorithms.pagerank.gpu, dgraph.algorithms.triangles.gpu, dgraph.algorithms.bc.gpu, "
-            "dgraph.algorithms.cdlp.gpu, dgraph.emv.device; print('cupy' in sys.modules)")
+            "dgraph.algorithms.cdlp.gpu, dgraph.algorithms.kcore.gpu, dgraph.algorithms.scc.gpu, "
+            "dgraph.emv.device; print('cupy' in sys.modules)")
     root = str(Path(dgraph.__file__).parents[1])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"})
@@ -164,3 +165,24 @@ def test_issue23_kernels_live_in_their_package_files(package, name):
     assert raw.startswith('#include "common.cuh"\n') and "block_reserve(bool" not in raw
     text = source(f"dgraph.algorithms.{package}", name)
     assert '#include "' not in text and text.count("block_reserve(bool flag") == 1
+
+
+def test_kcore_peel_cuda_lives_in_its_file_and_compiles(tmp_path):
+    """core_number's one-launch peeling: CUDA in kcore/peel.cu only, common.cuh once in the assembled
+    text; nvcc (where there is one: no GPU needed) compiles it to PTX."""
+    import shutil
+
+    root = Path(dgraph.__file__).parent / "algorithms" / "kcore"
+    for p in root.glob("*.py"):
+        assert "__global__" not in p.read_text() and "__device__" not in p.read_text(), p.name
+    text = source("dgraph.algorithms.kcore", "peel.cu")
+    assert '#include "' not in text and text.count("block_reserve(bool flag") == 1
+    assert "peel_i32" in text and "peel_i64" in text
+    nvcc = shutil.which("nvcc") or ("/usr/local/bin/nvcc" if Path("/usr/local/bin/nvcc").exists() else None)
+    if nvcc is None:
+        pytest.skip("no nvcc")
+    (tmp_path / "peel.cu").write_text(text)
+    out = subprocess.run([nvcc, "-arch=sm_80", "-rdc=true", "--ptx", "peel.cu", "-o", "peel.ptx"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert ".entry peel_i32" in (tmp_path / "peel.ptx").read_text()

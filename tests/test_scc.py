@@ -249,7 +249,8 @@ def test_bad_arguments():
 
 
 def test_cupy_partitioned_equals_numpy(backend):
-    """CuPy (``-m gpu``): the vectorized supersteps on 1-4 shards in one process give scipy's labels."""
+    """CuPy (``-m gpu``): 'fwbw' on one whole shard, the vectorized supersteps on 2-4 shards in one
+    process: scipy's labels."""
     for label, kw in CASES[::4]:
         G = dgraph.from_edges(**kw)
         want = scipy_labels(G)
@@ -257,8 +258,7 @@ def test_cupy_partitioned_equals_numpy(backend):
             target = G.to(backend) if p == 1 else G.partition(p, method=("range", "hash")[p % 2], client=False,
                                                                backend=backend)
             r = dgraph.scc(target)
-            assert r.params["implementation"] == ("generic" if backend == "cupy" else
-                                                   implementation("numpy", "fused", p == 1))
+            assert r.params["implementation"] == implementation(backend, "fused", p == 1)
             np.testing.assert_array_equal(to_numpy(r.raw("component")), want, err_msg=f"{label}, p={p}")
 
 

@@ -4,9 +4,11 @@
   level: Gunrock's filter + advance; the reference, with why the numbers are right) and
   :func:`implementation`, the one place that decides which code runs;
 - ``cpu.py``: Batagelj and Zaversnik's O(m) bucket peeling in numba;
-- ``solver.py``: that peeling as the whole run of one whole numpy shard.
+- ``gpu.py`` + ``peel.cu``: the Program's peeling in one cooperative CUDA launch;
+- ``solver.py``: either as the whole run of one whole shard (numpy: the bucket peeling; CuPy: the
+  one launch).
 
-CuPy runs the vectorized step (there is no CUDA kernel of its own).
+Partitioned CuPy graphs run the vectorized step.
 """
 
 from __future__ import annotations
@@ -43,9 +45,10 @@ def core_number(G, *, self_loops="raise", kernels="fused", backend=None, executo
     kernels : {'fused', 'generic'}
         'fused' (the default): a whole graph on the numpy backend runs
         Batagelj and Zaversnik's O(m) bucket peeling in numba, in one
-        superstep (CuPy and partitioned graphs peel by supersteps either
-        way); 'generic': the peeling supersteps everywhere, the reference.
-        Same core numbers either way.
+        superstep; on CuPy, the peeling's every level and round in one
+        cooperative CUDA launch ('gpu-peel'), one superstep (partitioned
+        graphs peel by supersteps either way); 'generic': the peeling
+        supersteps everywhere, the reference.  Same core numbers either way.
     backend, executor, exchange, fanout, transport, on_step, progress
         As in :func:`dgraph.bfs`.
 

@@ -39,7 +39,9 @@ Implementations (chosen once by :func:`implementation`): that vectorized
 step is 'generic' (numpy or CuPy, any partitioning, the reference); one
 whole numpy shard on the local executor runs Batagelj and Zaversnik's O(m)
 bucket peeling in numba instead ('cpu-numba+bz': :mod:`.cpu` through
-:mod:`.solver`, one superstep), which gives the same numbers.
+:mod:`.solver`, one superstep), and one whole CuPy shard there runs the
+peeling above, every level and round in one cooperative CUDA launch
+('gpu-peel': :mod:`.gpu`, one superstep); both give the same numbers.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ from ...engine.program import Contribution, Program
 IMPLEMENTATIONS = {
     "generic": "vectorized peeling: frontier advance, degree decrements, filter (numpy or CuPy; the reference)",
     "cpu-numba+bz": "numpy, one whole shard: Batagelj-Zaversnik bucket peeling in numba, O(m), one superstep",
+    "gpu-peel": "CuPy, one whole shard: the same peeling, every level and round in one cooperative CUDA launch "
+                "(gpu.py, peel.cu), one superstep",
 }
 
 
@@ -63,17 +67,17 @@ def implementation(backend, kernels, whole, local=True):
 
     ``backend``: 'numpy' or 'cupy'; ``kernels``: the user's 'fused' or 'generic'; ``whole``: one shard
     holding every vertex as its rows in order (:attr:`dgraph.partition.shard.Shard.whole`); ``local``:
-    the ``local`` executor runs it (only it calls ``Program.run_steps``).  The bucket peeling is
-    sequential: it needs every vertex's edges in one place, so partitioned runs and CuPy peel by
+    the ``local`` executor runs it (only it calls ``Program.run_steps``).  The bucket peeling and
+    the one-launch GPU peeling need every vertex's edges in one place, so partitioned runs peel by
     supersteps.
 
     >>> implementation("numpy", "fused", True), implementation("numpy", "fused", False)
     ('cpu-numba+bz', 'generic')
     >>> implementation("cupy", "fused", True), implementation("numpy", "generic", True)
-    ('generic', 'generic')
+    ('gpu-peel', 'generic')
     """
-    if kernels == "fused" and backend == "numpy" and whole and local:
-        return "cpu-numba+bz"
+    if kernels == "fused" and whole and local:
+        return "cpu-numba+bz" if backend == "numpy" else "gpu-peel"
     return "generic"
 
 
@@ -127,7 +131,7 @@ class CoreNumber(Program):
         if impl not in IMPLEMENTATIONS:
             raise ValueError(f"implementation={impl!r}: expected one of {', '.join(IMPLEMENTATIONS)}")
         st = {"impl": impl, "core": xp.full(shard.n, -1, dtype=np.int64)}
-        if impl == "cpu-numba+bz":
+        if impl != "generic":
             return st
         st.update(deg=xp.zeros(shard.n, dtype=np.int64), alive=xp.ones(shard.n, dtype=bool),
                   frontier=xp.empty(0, dtype=np.int64), k=0, left=shard.n, ready=False)
@@ -141,8 +145,8 @@ class CoreNumber(Program):
         return report["left"] == report["frontier"]
 
     def run_steps(self, shard, st, ctx, limit):
-        """The bucket peeling of :mod:`.solver` ('cpu-numba+bz'); None (a superstep at a time) for
-        'generic'."""
+        """The whole-shard peeling of :mod:`.solver` ('cpu-numba+bz', 'gpu-peel'); None (a superstep at
+        a time) for 'generic'."""
         from . import solver  # noqa: PLC0415
 
         return solver.run_steps(self, shard, st, ctx, limit)

@@ -4,9 +4,11 @@
   that the labels are the components' smallest ids) and :func:`implementation`, the one place
   that decides which code runs;
 - ``kernels.py``: a shard's part of each superstep, vectorized (numpy or CuPy: the reference);
-- ``cpu.py``: the numba twins of those steps, and Tarjan's algorithm for one whole shard.
+- ``cpu.py``: the numba twins of those steps, and Tarjan's algorithm for one whole shard;
+- ``fwbw.py``: the forward-backward search from a pivot ('fwbw', one whole shard), with array-code
+  searches; ``gpu.py``: its searches on the GPU, with BFS's CUDA kernels.
 
-CuPy runs the vectorized steps (there is no CUDA kernel of SCC's own).
+One whole CuPy shard runs 'fwbw'; a partitioned CuPy graph runs the vectorized steps.
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ def scc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, tr
     kernels : {'fused', 'generic'}
         'fused' (the default): on the numpy backend, Tarjan's algorithm
         compiled with numba for one whole shard, and numba supersteps for a
-        partitioned graph; 'generic': the vectorized supersteps everywhere
-        (what CuPy runs either way), the reference.  The same labels either way.
+        partitioned graph; on CuPy, forward-backward searches with BFS's
+        CUDA kernels for one whole shard ('fwbw'), the vectorized supersteps
+        for a partitioned graph; 'generic': the vectorized supersteps
+        everywhere, the reference.  The same labels either way.
     backend, executor, exchange, fanout, transport, on_step, progress
         As in :func:`dgraph.bfs`.
 
@@ -47,9 +51,10 @@ def scc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, tr
         for string or renumbered ids, the smallest id in sorted order).  Every
         backend, executor and partition count returns the same labels.  Stats
         per superstep: ``phase`` (the phase that superstep ran: 'init',
-        'trim', 'color', 'back', or 'tarjan'), ``active`` (vertices not yet
-        in a component), ``trimmed`` (vertices found alone by trimming),
-        ``found`` (vertices placed by a backward search), ``frontier``,
+        'trim', 'fwbw', 'color', 'back', or 'tarjan'), ``active`` (vertices
+        not yet in a component), ``trimmed`` (vertices found alone by
+        trimming), ``found`` (vertices placed by a backward search or a
+        forward-backward one), ``frontier``,
         ``components`` (found so far) and ``edges`` (arcs scanned).
         ``params["implementation"]`` names the code that ran
         (:func:`dgraph.algorithms.scc.implementation`).
@@ -79,6 +84,11 @@ def scc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, tr
     (a chain of cycles takes a round per cycle at worst).  One whole numpy
     shard runs Tarjan's algorithm (Tarjan, "Depth-first search and linear
     graph algorithms", SIAM J. Comput. 1972) instead: one superstep, O(V + E).
+    One whole CuPy shard first searches forward and backward from a pivot
+    while the searches find big components (Fisher, Hendrickson and Pinar,
+    2000, as Slota et al. run it for the giant component), a superstep each
+    however deep the graph, then colors the rest
+    (:mod:`dgraph.algorithms.scc.fwbw`).
 
     Examples
     --------

@@ -19,6 +19,9 @@ same state and the same report, so all take the same next phase.
    arc from or to an active vertex; every shard lowers the counters by them, and the vertices whose
    counter reaches zero are removed next (label = their own id).  Repeats while it removes any:
    a DAG, or a long path, is peeled completely here, at a cost proportional to its arcs.
+   ('fwbw' only: ``fwbw``: when trimming runs dry while many vertices are active, one superstep
+   finds the component of a pivot by a forward and a backward search (:mod:`.fwbw`), labels it,
+   and goes back to ``trim``; once a search finds a small component, the rounds below follow.)
 3. ``color``: ``color[v] = v`` for the active vertices, then colors flow forward along arcs
    between active vertices, each vertex keeping the smallest it is offered (only vertices whose
    color fell send again), until nothing changes.  Then ``color[v]`` is the smallest active vertex
@@ -48,7 +51,9 @@ Implementations (chosen once by :func:`implementation`).  'generic': the phases 
 vectorized kernels of :mod:`.kernels` (numpy or CuPy), the reference.  'cpu-numba': the same
 phases, the shard's part of each superstep in numba (:mod:`.cpu`).  'cpu-tarjan': one whole
 numpy shard: Tarjan's algorithm (iterative, compiled) in one superstep, then each component's
-smallest id.
+smallest id.  'fwbw': the same phases on one whole shard, with the ``fwbw`` phase, searches by
+BFS's CUDA kernels on CuPy (:mod:`.gpu`): a component found there is removed whole, as the proof
+above needs.
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ import numpy as np
 from ...backend import to_backend
 from ...backend.primitives import scatter_min
 from ...engine.program import Contribution, Program
+from . import fwbw
 from . import kernels as vec
 
 #: what :func:`implementation` may choose, and what each runs
@@ -66,11 +72,13 @@ IMPLEMENTATIONS = {
                "(the reference)",
     "cpu-numba": "numpy: the same supersteps, each shard's part in numba (cpu.py)",
     "cpu-tarjan": "numpy, one whole shard: Tarjan's algorithm compiled with numba, one superstep (cpu.py)",
+    "fwbw": "one whole shard: trimming, then forward-backward searches from a pivot while they find big "
+            "components (BFS's CUDA kernels on CuPy: gpu.py; array code on numpy), coloring for the rest",
 }
 
 #: a report's ``phase``, the phase its superstep ran: the Program's, in the order a round goes through
-#: them, and 'tarjan' (the one superstep of 'cpu-tarjan')
-PHASES = ("init", "trim", "color", "back", "tarjan")
+#: them ('fwbw' only in the 'fwbw' implementation), and 'tarjan' (the one superstep of 'cpu-tarjan')
+PHASES = ("init", "trim", "fwbw", "color", "back", "tarjan")
 
 
 def implementation(backend, kernels, whole):
@@ -78,44 +86,57 @@ def implementation(backend, kernels, whole):
 
     ``backend``: 'numpy' or 'cupy'; ``kernels``: the user's 'fused' or 'generic'; ``whole``: one
     shard holding every vertex as its rows in order (:attr:`dgraph.partition.shard.Shard.whole`).
-    CuPy runs the vectorized supersteps (no CUDA kernel of SCC's own).
+    One whole CuPy shard runs 'fwbw' (its searches are BFS's CUDA kernels); a partitioned CuPy graph
+    runs the vectorized supersteps.  ('fwbw' on numpy, array code, is only ever asked for: the tests.)
 
     >>> implementation("numpy", "fused", True), implementation("numpy", "fused", False)
     ('cpu-tarjan', 'cpu-numba')
-    >>> implementation("cupy", "fused", True), implementation("numpy", "generic", True)
-    ('generic', 'generic')
+    >>> implementation("cupy", "fused", True), implementation("cupy", "fused", False)
+    ('fwbw', 'generic')
+    >>> implementation("numpy", "generic", True)
+    'generic'
     """
-    if kernels == "generic" or backend != "numpy":
+    if kernels == "generic":
         return "generic"
+    if backend != "numpy":
+        return "fwbw" if whole else "generic"
     return "cpu-tarjan" if whole else "cpu-numba"
 
 
 class SCCState:
     __slots__ = ("impl", "rows", "label", "color", "visited", "in_count", "out_count", "removed", "frontier",
-                 "phase", "active", "components", "scratch")
+                 "phase", "active", "components", "scratch", "pivoting", "reach")
 
 
 class SCC(Program):
     """The SCC Program (see :mod:`dgraph.engine.program`); ``implementation``: a key of
-    :data:`IMPLEMENTATIONS`, or None to decide it from ``kernels`` and the first shard."""
+    :data:`IMPLEMENTATIONS`, or None to decide it from ``kernels`` and the first shard.
+
+    'fwbw' only: a FW-BW search runs when trimming runs dry while ``pivot_min_active`` vertices or
+    more are active, until a search finds a component of fewer than ``pivot_min_share`` of the
+    vertices active before it; coloring places the rest (:mod:`.fwbw`)."""
 
     name = "scc"
     replicated_result = True
 
-    def __init__(self, kernels="fused", implementation=None):
+    def __init__(self, kernels="fused", implementation=None, pivot_min_active=fwbw.PIVOT_MIN_ACTIVE,
+                 pivot_min_share=fwbw.PIVOT_MIN_SHARE):
         self.kernels = kernels
         self.implementation = implementation
+        self.pivot_min_active = pivot_min_active
+        self.pivot_min_share = pivot_min_share
 
     def init(self, shard):
         xp = shard.xp
         st = SCCState()
         st.impl = self.implementation or implementation(shard.backend, self.kernels, shard.whole)
-        if st.impl == "cpu-tarjan" and not shard.whole:
-            raise ValueError("'cpu-tarjan' runs on one whole shard")  # a caller's bug, not bad input
+        if st.impl in ("cpu-tarjan", "fwbw") and not shard.whole:
+            raise ValueError(f"{st.impl!r} runs on one whole shard")  # a caller's bug, not bad input
         vdt = shard.indices.dtype
         st.rows = shard.global_rows()
         st.label = xp.full(shard.n, -1, dtype=vdt)
-        st.color = st.visited = st.in_count = st.out_count = st.scratch = None
+        st.color = st.visited = st.in_count = st.out_count = st.scratch = st.reach = None
+        st.pivoting = st.impl == "fwbw"
         st.removed = st.frontier = xp.empty(0, dtype=vdt)
         st.phase = "tarjan" if st.impl == "cpu-tarjan" else "init"
         st.active = shard.n
@@ -137,6 +158,11 @@ class SCC(Program):
 
             st.components = int(cpu.tarjan_labels(shard.indptr, shard.indices, st.label, empty))
             return Contribution({"a": empty, "b": empty}, {"edges": shard.num_arcs})
+        if st.phase == "fwbw":
+            if st.reach is None:
+                st.reach = _reach(shard)
+            ids, arcs = fwbw.pivot_component(shard, st.label, st.in_count, st.out_count, st.reach)
+            return Contribution({"a": ids, "b": empty}, {"edges": arcs})
         step = {"init": k.owned_counts, "trim": k.decrements, "color": k.color_step, "back": k.back_step}
         a, b, arcs = step[st.phase](shard, st)
         return Contribution({"a": a, "b": b}, {"edges": arcs})
@@ -169,6 +195,16 @@ class SCC(Program):
                 touched = xp.unique(xp.concatenate([touched, more]))
             zero = (st.label[touched] < 0) & ((st.in_count[touched] == 0) | (st.out_count[touched] == 0))
             trimmed = self._trim(xp, st, touched[zero])
+        elif phase == "fwbw":  # one component, its ids sorted: the smallest first
+            members = _concat(xp, [c.arrays["a"] for c in contributions], st.label.dtype)
+            found = len(members)
+            st.label[members] = members[0]
+            st.pivoting = found >= self.pivot_min_share * st.active
+            st.active -= found
+            st.components += 1
+            st.removed = members
+            st.frontier = members[:0]
+            st.phase = "trim"
         elif phase == "color":
             ids = _concat(xp, [c.arrays["a"] for c in contributions], st.label.dtype)
             vals = _concat(xp, [c.arrays["b"] for c in contributions], st.label.dtype)
@@ -181,7 +217,10 @@ class SCC(Program):
         # what comes next: the same decision on every shard (the state is the same everywhere)
         if phase in ("init", "trim"):
             if not trimmed and st.active:
-                self._start_color(xp, st)
+                if st.pivoting and st.active >= self.pivot_min_active:
+                    st.phase = "fwbw"
+                else:
+                    self._start_color(xp, st)
         elif phase == "color":
             if not frontier:
                 roots = xp.flatnonzero((st.label < 0) & (st.color == xp.arange(shard.n, dtype=st.color.dtype)))
@@ -190,7 +229,7 @@ class SCC(Program):
                 st.frontier = roots.astype(st.label.dtype, copy=False)
                 st.components += len(roots)
                 st.phase = "back"
-        elif not frontier:  # back: the components of this round's roots are complete
+        elif phase == "back" and not frontier:  # the components of this round's roots are complete
             members = xp.flatnonzero(st.visited).astype(st.label.dtype, copy=False)
             st.label[members] = st.color[members]
             found = len(members)
@@ -223,6 +262,15 @@ class SCC(Program):
 
     def finish(self, shard, st):
         return {"component": st.label}
+
+
+def _reach(shard):
+    """The FW-BW searches of a whole shard: BFS's CUDA kernels on CuPy, array code on numpy."""
+    if shard.backend == "cupy":
+        from .gpu import Reach  # noqa: PLC0415
+
+        return Reach(shard)
+    return fwbw.VectorReach(shard)
 
 
 def _lower(xp, count, ids):
