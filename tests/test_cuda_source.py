@@ -26,19 +26,24 @@ BEFORE = {
     ("gpu_kernels", "_SOURCE"): "0b1f890b9527e6c69a067ad1b1016ffe011d1c8c0c56317de92b997388fadc32",
     ("dgraph.algorithms.bfs.gpu", "_SOURCE"): "0a460d0de3d623e13184046736d86b8468847c96efe9fc54557d8bb7bab1f6f4",
     # SSSP: backend/gpu_sssp.py's DEVICE + _KERNELS strings, now algorithms/sssp/sssp.cuh + sssp.cu;
-    # changed 2026-11-26: relax_dist and merge_dist share offer() and append() (run on the GPU suite)
-    ("dgraph.algorithms.sssp.gpu", "DEVICE"): "d7f6d8b502c57f625789748a868e878e57112a42e65c17ea62718955bbcce64b",
-    ("dgraph.algorithms.sssp.gpu", "_SOURCE"): "f17f0af11351f3b84ea9b59c01c235ac33b7c7af28f0bec064adeb3ca583d5b7",
+    # changed 2026-11-26: relax_dist and merge_dist share offer() and append() (run on the GPU suite);
+    # fourth session: relax_dist takes the rows' ids (a partition's skip), split queues a partition's
+    # own near vertices (GPU suite: test_sssp, test_gpu_sssp_steps)
+    ("dgraph.algorithms.sssp.gpu", "DEVICE"): "bd3e842d6eaea7f518008bcfdba3524c341623a28f5b37d61394732066f4ef93",
+    ("dgraph.algorithms.sssp.gpu", "_SOURCE"): "b68ad84332687b464066125658b1eca1915f57f575d516f2ea07d20454da013f",
     # backend/gpu_sssp_steps.py's _SOURCE, now algorithms/sssp/sssp_steps.cu (+ sssp.cuh)
-    ("dgraph.algorithms.sssp.solver", "_SOURCE"): "32a44ad1eeb7bf9566818ce6140ea7108efa427ecd2d5d16b1009aaa550fd894",
+    ("dgraph.algorithms.sssp.solver", "_SOURCE"): "d295c850e560158e6d15ab0eb5ccb28d28335be044f7f9dade4c700ba4195f41",
     ("dgraph.algorithms.bfs.solver", "_SOURCE"): "5c82aa43c368b90ca3ca07af873a8938e3e775f6e21c82bdd7cd79f04ec346c1",
     ("dgraph.algorithms.bfs.union", "_SOURCE"): "fba9c6cc010fbec0288a79049fc52cbebf9d8630de6884510d066993c3669f6d",
     ("dgraph.algorithms.wcc.gpu", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
-    ("dgraph.algorithms.pagerank.gpu", "_SOURCE"): "f9ee385395f359d742603843b04672440bdce6eadb7f5f99112157df35645098",
+    # fourth session: rank_update_split and split_rows (a partition's in-edges cut by source)
+    ("dgraph.algorithms.pagerank.gpu", "_SOURCE"): "5bc447dcd270242dd543fe5dffde229d0c112cf76abb35a4262e59cd45e4c2e3",
     # issue 23 part 7, new kernels (no text before them): triangles/triangles.cu, bc/bc.cu, cdlp/cdlp.cu
     ("dgraph.algorithms.triangles.gpu", "_SOURCE"): "79fa93865820dabdf71c4eb8752fef29fa625fd15fa312e6a233d2757ff7c4ad",
     ("dgraph.algorithms.bc.gpu", "_SOURCE"): "b42619fe8d5a9ffdc7435c9ee80eef482a16a4d774b051c4dc6b3645df54a964",
     ("dgraph.algorithms.cdlp.gpu", "_SOURCE"): "e1b13d4d3ebac1b6d9e627ab32fb7ffe4ddf8f04dc4aad4b1db8037b61739f8f",
+    # fourth session, new: random_walks/walks.cu
+    ("dgraph.algorithms.random_walks.gpu", "_SOURCE"): "6ed7ecf2fa5a4b5139069aa774ff2a1f1324d9ceee72bc57e5259ddb04e73aa7",
 }
 
 #: backend/gpu_kernels.py's assembled source while it still held BFS's visits (commit 1f07d4d)
