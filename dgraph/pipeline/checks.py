@@ -235,6 +235,8 @@ def check_option(fail, path, key, value, num_vertices=None):
             check_vertex(fail, path + (i,), x, num_vertices)
     elif key == "length":
         need(_int_in(value, 0, MAX_ITERATIONS), f"an integer 0..{MAX_ITERATIONS:,} (steps per walk)")
+    elif key == "first_walk":  # random_walks: the number of the first walk
+        need(_int_in(value, 0, MAX_SEED >> 1), "a non-negative integer below 2**63 (the number of the first walk)")
     elif key in ("p", "q"):  # random_walks: node2vec's parameters
         need(_is_finite(value) and 0.01 <= value <= 100, "a number in [0.01, 100]")
     elif key == "weighted":
