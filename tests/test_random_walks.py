@@ -597,3 +597,20 @@ def test_a_walk_table_too_wide_is_refused_before_it_is_made():
         assert r.to_lists()[0][:3] == [0, 1, 0]  # the paths themselves are still there
     finally:
         device_memory.host_available = real
+
+
+def test_walk_lists_too_big_are_refused_before_they_are_made(monkeypatch):
+    """``to_lists()`` makes a Python int a visited vertex (about 40 bytes, five times ``paths``): its size is
+    checked first, counting only the vertices the walks visited."""
+    from dgraph.algorithms.random_walks.result import LIST_BYTES_PER_VERTEX, LIST_BYTES_PER_WALK
+    from dgraph.backend import device_memory
+
+    G = dgraph.from_edges([0, 1, 3], [1, 2, 4], directed=True)   # 0 -> 1 -> 2 and 3 -> 4: dead ends
+    r = dgraph.random_walks(G, [0] * 100 + [3] * 100, 50, seed=1)
+    need = LIST_BYTES_PER_VERTEX * (100 * 3 + 100 * 2) + LIST_BYTES_PER_WALK * 200
+    monkeypatch.setattr(device_memory, "host_available", lambda: (need - 1, 1 << 30))
+    with pytest.raises(GraphTooLargeError, match=r"r\.to_lists\(\) of 200 walks of length 50 \(Python lists\) "
+                                                 r"needs about .* Read r\.paths"):
+        r.to_lists()
+    monkeypatch.setattr(device_memory, "host_available", lambda: (need, 1 << 30))
+    assert r.to_lists()[:1] + r.to_lists()[-1:] == [[0, 1, 2], [3, 4]]
