@@ -77,11 +77,14 @@ ALGORITHMS = {
                                     help="do not normalize (NetworkX normalized=False)")),
                      ("--endpoints", dict(action="store_true", default=None, help="count path endpoints"))]},
     "random_walks": {"help": "random walks, uniform or node2vec-biased (--weighted: by edge weight too), one per start",
-                     "options": ["starts", "length", "seed", "p", "q", "weighted"],
+                     "options": ["starts", "length", "seed", "first_walk", "p", "q", "weighted"],
                      "flags": [("--starts", dict(nargs="+", help="start vertex ids, one walk each (default: one "
                                                                  "walk from every vertex)")),
                                ("--length", dict(type=int, required=True, help="steps per walk")),
                                ("--seed", dict(type=int, default=0, help="the walks' random numbers (default 0)")),
+                               ("--first-walk", dict(dest="first_walk", type=int,
+                                                     help="the number of the first walk (default 0): with the "
+                                                          "same seed, the walks of one run cut in pieces")),
                                ("--p", dict(type=float, help="node2vec return parameter (default 1)")),
                                ("--q", dict(type=float, help="node2vec in-out parameter (default 1)"))]},
     "jaccard": {"help": "Jaccard coefficients (NetworkX's): of the pairs in --pairs FILE, else of every pair at "

@@ -165,9 +165,40 @@ def test_bad_input():
         dgraph.jaccard(S, [("a", "z")])
     assert len(dgraph.jaccard(G, [])) == 0
     assert len(dgraph.jaccard(G, np.zeros((0, 2), dtype=int))) == 0
+    for bad, where in (([(0, 1), (True, 2)], r"pairs\[1\] = \(True, 2\): True is not a vertex id"),
+                       ([(0, np.False_)], r"pairs\[0\] = \(0, .*False_?\): .*False_? is not a vertex id"),
+                       (np.ones((2, 2), dtype=bool), "pairs: a boolean array")):
+        with pytest.raises(dgraph.InputError, match=where):   # numpy would have made them vertices 1 and 0
+            dgraph.jaccard(G, bad)
     E = dgraph.from_edges([], [], num_vertices=0)
     assert dgraph.jaccard(E).total == 0 and list(dgraph.jaccard(E)) == []
     assert len(dgraph.jaccard(E, [])) == 0
+
+
+@pytest.mark.parametrize("parts", [1, 2])
+def test_a_stream_chunk_too_big_is_refused_before_it_is_made(monkeypatch, parts):
+    """Iterating (or writing) a stream checks its largest chunk against the memory first and names
+    chunk_size; counting the pairs (s.total) still works."""
+    from dgraph.backend import device_memory
+    from dgraph.errors import GraphTooLargeError
+
+    G = dgraph.generate("rmat", scale=7, seed=3)
+    target = G if parts == 1 else G.partition(parts, client=False)
+    s = dgraph.jaccard(target, chunk_size=1 << 40)
+    assert s.num_chunks == 1 and s.largest_chunk == s.total > 1000
+    calls = []
+    monkeypatch.setattr(device_memory, "host_available", lambda: (48 * s.total - 1, 1 << 30))
+    monkeypatch.setattr(s, "_make", lambda lo, hi: calls.append((lo, hi)))
+    with pytest.raises(GraphTooLargeError, match=rf"jaccard: a chunk of {s.total:,} pairs \(chunk_size="
+                                                 rf"1,099,511,627,776\) needs about .* Pass a smaller chunk_size"):
+        iter(s)
+    with pytest.raises(GraphTooLargeError, match="chunk_size"):
+        s.to_pandas()
+    assert calls == []     # no chunk was made
+    monkeypatch.undo()
+    small = dgraph.jaccard(target, chunk_size=64)
+    assert small.largest_chunk <= max(64, int(small.counts.max()))
+    assert sum(len(c) for c in small) == small.total
 
 
 def test_partitioned_equal_single():

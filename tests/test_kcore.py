@@ -359,6 +359,78 @@ def test_pipeline_step_and_main_core_subgraph():
         dgraph.Pipeline(graph={"generate": "grid", "rows": 3, "cols": 3}).wcc("c").subgraph("s", k_core_of="c")
 
 
+_K_CORE_YAML = """\
+graph: {{source: {{generate: rmat, scale: 7, seed: 7, self_loops: false}}}}
+steps:
+  - {{name: cores, run: core_number}}
+  - {{name: wc, run: wcc}}
+  - name: top
+    run: subgraph
+    k_core_of: {sel}
+"""
+
+
+def _k_core_pipeline(sel, overrides=()):
+    from dgraph.pipeline import load_pipeline  # noqa: PLC0415
+
+    return load_pipeline("kc.yaml", overrides, text=_K_CORE_YAML.format(sel=sel))[0]
+
+
+def test_pipeline_k_core_of_a_given_k():
+    """``k_core_of: {step: cores, k: K}`` is ``dgraph.k_core(G, K)``: NetworkX's k-core for every k (0: the
+    whole graph, above the largest core number: no vertices); ``k: null`` and the bare name the main core."""
+    G = dgraph.generate("rmat", scale=7, seed=7, self_loops=False)
+    H = G.to_networkx()
+    top = int(_nx_cores(G).max())
+    big = 2**63 - 1
+    for sel, k in [("{step: cores, k: 2}", 2), ("{step: cores, k: 0}", 0), (f"{{step: cores, k: {top + 1}}}", top + 1),
+                   (f"{{step: cores, k: {big}}}", big), ("{step: cores, k: null}", None),
+                   ("{step: cores}", None), ("cores", None)]:
+        p = _k_core_pipeline(sel)
+        sub = p.run()["top"]
+        want = set(nx.k_core(H, k).nodes)
+        assert set(sub.vertex_ids().tolist()) == want, sel
+        assert sub.num_edges == (G.subgraph(sorted(want)).num_edges if want else 0)
+        plan = p.plan()
+        assert (f"the {k}-core (core number >= {k}) of cores" if k is not None
+                else "the main core (largest core number) of cores") in plan, plan
+    assert 0 < len(nx.k_core(H, 2)) < G.num_vertices   # the k tried above tell the cores apart
+    p = _k_core_pipeline("{step: cores, k: 1}", ["steps.top.k_core_of.k=3"])   # --set reaches into the mapping
+    assert set(p.run()["top"].vertex_ids().tolist()) == set(nx.k_core(H, 3).nodes)
+    p = dgraph.Pipeline(graph=G).core_number("c").subgraph("s", k_core_of={"step": "c", "k": 2})
+    assert set(p.run()["s"].vertex_ids().tolist()) == set(nx.k_core(H, 2).nodes)
+
+
+@pytest.mark.parametrize("sel, where, message", [
+    ("{step: cores, k: -1}", "kc.yaml:7:30: steps[2].k_core_of.k", "expected a non-negative integer"),
+    ("{step: cores, k: 2.5}", "kc.yaml:7:30: steps[2].k_core_of.k", "got float 2.5"),
+    ("{step: cores, k: true}", "kc.yaml:7:30: steps[2].k_core_of.k", "got true/false True"),
+    ("{step: cores, k: '3'}", "kc.yaml:7:30: steps[2].k_core_of.k", "got text '3'"),
+    ("{step: cores, k: 9223372036854775808}", "kc.yaml:7:30: steps[2].k_core_of.k", "below 2**63"),
+    ("{step: cores, k: [3]}", "kc.yaml:7:30: steps[2].k_core_of.k", "got a list"),
+    ("{step: cores, kk: 3}", "kc.yaml:7:30: steps[2].k_core_of.kk", "unknown key in k_core_of; allowed: step, k"),
+    ("{k: 3}", "kc.yaml:7:5: steps[2].k_core_of", "k_core_of needs step:"),
+    ("{step: wc, k: 3}", "kc.yaml:7:17: steps[2].k_core_of.step", "step 'wc' ran wcc; k_core_of reads a core_number"),
+    ("{step: nope, k: 3}", "kc.yaml:7:17: steps[2].k_core_of.step", "no earlier step named 'nope'"),
+    ("{step: 3, k: 3}", "kc.yaml:7:17: steps[2].k_core_of.step", "expected the name of an earlier core_number step"),
+    ("[cores, 3]", "kc.yaml:7:5: steps[2].k_core_of", "or {step: NAME, k: K}, got a list"),
+])
+def test_pipeline_k_core_of_bad(sel, where, message):
+    with pytest.raises(PipelineError) as e:
+        _k_core_pipeline(sel)
+    assert str(e.value).startswith(where) and message in str(e.value), str(e.value)
+
+
+def test_pipeline_k_core_of_a_later_step():
+    from dgraph.pipeline import load_pipeline  # noqa: PLC0415
+
+    text = ("graph: {source: {generate: grid, rows: 3, cols: 3}}\nsteps:\n"
+            "  - {name: top, run: subgraph, k_core_of: {step: cores, k: 1}}\n  - {name: cores, run: core_number}\n")
+    with pytest.raises(PipelineError, match=r"kc.yaml:3:44: steps\[0\].k_core_of.step: refers to step 'cores', which "
+                                            r"comes later"):
+        load_pipeline("kc.yaml", text=text)
+
+
 @pytest.fixture
 def nx_calls(monkeypatch):
     if "dgraph" not in nx.utils.backends.backends:

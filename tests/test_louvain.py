@@ -300,9 +300,12 @@ def test_bad_arguments():
     for key, bad in [("resolution", -1.0), ("resolution", float("nan")), ("resolution", True), ("resolution", "1"),
                      ("threshold", float("inf")), ("threshold", None), ("max_level", 0), ("max_level", 1.5),
                      ("max_level", True), ("seed", "x"), ("seed", 1.5), ("weight", "w"), ("kernels", "cuda"),
-                     ("keep_levels", 1)]:
+                     ("keep_levels", 1), ("seed", -1), ("seed", 1 << 64), ("seed", True)]:
         with pytest.raises(InputError, match=key):
             dgraph.louvain(G, **{key: bad})
+    with pytest.raises(InputError, match=r"^seed=-1: expected an integer in \[0, 2\*\*64\)"):
+        dgraph.louvain(G, seed=-1)   # it would alias seed 2**64 - 1
+    assert dgraph.louvain(G, seed=(1 << 64) - 1).params["seed"] == (1 << 64) - 1
     with pytest.raises(DGraphError, match="executor"):
         dgraph.louvain(G, executor="spmd")
     with pytest.raises(InputError, match=r"edge 1 -> 2 has weight -2.0; louvain needs non-negative"):

@@ -766,6 +766,7 @@ def test_louvain_communities_seed_and_options():
     a = nx.community.louvain_communities(G, seed=3, backend=B)
     assert nx.community.louvain_communities(G, seed=3, backend=B) == a
     assert nx.community.louvain_communities(G, seed=random.Random(3), backend=B) == a
+    assert _is_partition(G, nx.community.louvain_communities(G, seed=-5, backend=B))   # NetworkX takes any int
     for kw in ({"resolution": 0.5}, {"resolution": 2}, {"threshold": 0.01}, {"max_level": 1}, {"weight": None}):
         c = nx.community.louvain_communities(G, seed=3, backend=B, **kw)
         assert _is_partition(G, c), kw

@@ -70,8 +70,9 @@ def _arcs(H, v):
     return out
 
 
-def reference_walks(H, starts, length, seed=0, p=1.0, q=1.0, weighted=False, missing=-1):
-    """The walks of the documented semantics, one Python loop a draw (see dgraph.random_walks)."""
+def reference_walks(H, starts, length, seed=0, p=1.0, q=1.0, weighted=False, missing=-1, first_walk=0):
+    """The walks of the documented semantics, one Python loop a draw (see dgraph.random_walks); the walk
+    from ``starts[i]`` is walk number ``first_walk + i``."""
     key = _mix(_mix(seed) ^ _mix(STREAM * GOLD))
     biased = p != 1 or q != 1
     a_ret, a_out = 1.0 / p, 1.0 / q
@@ -79,7 +80,7 @@ def reference_walks(H, starts, length, seed=0, p=1.0, q=1.0, weighted=False, mis
     paths = []
     for i, v0 in enumerate(starts):
         path = [v0]
-        wkey = _mix(key + i * GOLD)
+        wkey = _mix(key + (first_walk + i) * GOLD)
         for s in range(length):
             v = path[-1]
             arcs = _arcs(H, v)
@@ -269,6 +270,9 @@ def test_dask_executors_equal_single(client, executor):
                 assert r.params["executor"] == executor
                 assert r.paths.tolist() == single.paths.tolist(), (executor, parts, p, q)
                 waited += int(r.stats["waiting"].sum())
+                k = len(starts) // 3   # a piece of the starts, numbered where it begins: the same walks
+                piece = dgraph.random_walks(PG, starts[k:], 7, seed=5, p=p, q=q, executor=executor, first_walk=k)
+                assert piece.paths.tolist() == single.paths.tolist()[k:], (executor, parts, p, q)
         assert waited > 0  # node2vec tests waited for the shard owning the previous vertex
 
 
@@ -282,6 +286,43 @@ def test_seeds_give_different_walks_and_the_same_seed_the_same():
     # a walk depends on its number, not on the other walks nor on the length asked for
     short = dgraph.random_walks(G, [0] * 10, 4, seed=1).paths
     assert (short == a[:10, :5]).all()
+
+
+def _pieces(n, cuts):
+    """``[(k0, k1), ...]``: ``range(n)`` cut at ``cuts`` (an empty piece included where two cuts meet)."""
+    edges = [0, *cuts, n]
+    return list(zip(edges[:-1], edges[1:]))
+
+
+@pytest.mark.parametrize("bias", [(1.0, 1.0, False), (0.5, 2.0, False), (2.0, 0.5, True)],
+                         ids=["uniform", "node2vec", "node2vec-weighted"])
+def test_first_walk_pieces_equal_one_call(bias):
+    """Starts cut into 2-3 pieces, each called with ``first_walk`` = where it begins: the paths of one call,
+    on the numba kernel, the generic step and 2-3 partitions; and the reference walker's numbered walks."""
+    p, q, weighted_ = bias
+    rng = np.random.default_rng(5)
+    kw = weighted(dict(src=rng.integers(0, 60, 240), dst=rng.integers(0, 60, 240), num_vertices=64), rng, low=0.5)
+    G = dgraph.from_edges(**kw)   # four vertices without edges: walks that stop at once
+    starts = rng.integers(0, G.num_vertices, 40).tolist()
+    whole = dgraph.random_walks(G, starts, 8, seed=3, p=p, q=q, weighted=weighted_)
+    assert len({tuple(r) for r in whole.paths.tolist()}) > 30   # the walks differ: a wrong number would show
+    targets = [("cpu-numba", G), ("generic", G), ("generic", G.partition(2, client=False)),
+               ("generic", G.partition(3, method="hash", client=False))]
+    for cuts in ([15], [7, 30], [20, 20]):
+        for impl, target in targets:
+            got = []
+            for k0, k1 in _pieces(len(starts), cuts):
+                r = dgraph.random_walks(target, starts[k0:k1], 8, seed=3, p=p, q=q, weighted=weighted_,
+                                        first_walk=k0, kernels="fused" if impl == "cpu-numba" else "generic")
+                assert r.params["implementation"] == impl and r.params["first_walk"] == k0
+                got.append(r.paths)
+            np.testing.assert_array_equal(np.concatenate(got), whole.paths, err_msg=f"{impl} {cuts}")
+    # without the offset the second piece repeats the first walks' numbers: other paths
+    unnumbered = dgraph.random_walks(G, starts[15:], 8, seed=3, p=p, q=q, weighted=weighted_)
+    assert (unnumbered.paths != whole.paths[15:]).any()
+    H = nx_graph(kw)
+    assert reference_walks(H, starts[25:], 8, seed=3, p=p, q=q, weighted=weighted_,
+                           first_walk=25) == whole.paths[25:].tolist()
 
 
 # -- (c): the distributions ----------------------------------------------------------------------
@@ -370,6 +411,14 @@ def test_bad_arguments_name_the_argument():
     for bad in (-1, 1 << 64, 1.0, True):
         with pytest.raises(InputError, match="seed"):
             dgraph.random_walks(G, [0], 3, seed=bad)
+    for bad in (-1, 1 << 63, 2.0, True, None, "1", np.float64(1.0)):
+        with pytest.raises(InputError, match=r"^first_walk=.*expected an integer in \[0, 0x8000000000000000\)"):
+            dgraph.random_walks(G, [0], 3, first_walk=bad)
+    with pytest.raises(InputError, match=r"^first_walk=9223372036854775807: with 2 starts the walk numbers "
+                                         r"would pass 2\*\*63; expected first_walk \+ len\(starts\) <= 2\*\*63"):
+        dgraph.random_walks(G, [0, 1], 3, first_walk=(1 << 63) - 1)
+    last = dgraph.random_walks(G, [0], 3, first_walk=np.int64((1 << 63) - 1))   # the last walk number is fine
+    assert last.params["first_walk"] == (1 << 63) - 1 and last.paths[0, 0] == 0
     for name in ("p", "q"):
         for bad in (0, -1.0, 0.0, float("nan"), float("inf"), 1e-9, 1e9, True, "2"):
             with pytest.raises(InputError, match=f"^{name}="):
@@ -440,6 +489,13 @@ def test_cli_subcommand(tmp_path, capsys):
     assert rc == 0 and "9 walks of length 2" in capsys.readouterr().out
     assert cli.main(["random_walks", "--generate", "grid:rows=3,cols=3", "--length", "-1", "--quiet"]) == 2
     assert "length=-1" in capsys.readouterr().err
+    rc = cli.main(["random_walks", "--generate", "grid:rows=3,cols=3", "--starts", "4", "--length", "6",
+                   "--seed", "7", "--p", "4", "--q", "0.25", "--first-walk", "1", "-o", str(out), "--overwrite",
+                   "--quiet"])
+    assert rc == 0 and out.read_text().splitlines()[1:] == ["4,7,8,5,2,1,2"]   # walk 1 of the first run
+    assert cli.main(["random_walks", "--generate", "grid:rows=3,cols=3", "--length", "2", "--first-walk", "-3",
+                     "--quiet"]) == 2
+    assert "first_walk=-3" in capsys.readouterr().err
 
 
 def test_pipeline_step(tmp_path):
@@ -449,13 +505,19 @@ def test_pipeline_step(tmp_path):
     run = p.run(tmp_path / "res")
     assert run["walks"].to_lists() == [[0, 3, 6, 7, 8, 5, 2], [4, 7, 8, 5, 2, 1, 2]]
     assert (tmp_path / "res" / "walks.csv").read_text().splitlines()[1] == "0,3,6,7,8,5,2"
+    second = dgraph.Pipeline(graph={"source": {"generate": "grid", "rows": 3, "cols": 3}})
+    second.step("w", "random_walks", starts=[4], length=6, seed=7, p=4.0, q=0.25, first_walk=1)
+    assert second.run()["w"].to_lists() == [[4, 7, 8, 5, 2, 1, 2]]
     everyone = dgraph.Pipeline(graph={"source": {"generate": "grid", "rows": 3, "cols": 3}})
     assert everyone.step("w", "random_walks", starts=None, length=2).run()["w"].paths.shape == (9, 3)
     from dgraph.errors import PipelineError
     for options, where in (({"starts": [0]}, "length"), ({"length": 3}, "starts"),
                            ({"starts": [0], "length": -2}, "length"), ({"starts": [0], "length": 2, "p": 0},
                                                                        "p"),
-                           ({"starts": [99], "length": 2}, "starts"), ({"starts": 3, "length": 2}, "starts")):
+                           ({"starts": [99], "length": 2}, "starts"), ({"starts": 3, "length": 2}, "starts"),
+                           ({"starts": [0], "length": 2, "first_walk": -1}, "first_walk"),
+                           ({"starts": [0], "length": 2, "first_walk": 1.5}, "first_walk"),
+                           ({"starts": [0], "length": 2, "first_walk": True}, "first_walk")):
         bad = dgraph.Pipeline(graph={"source": {"generate": "grid", "rows": 3, "cols": 3}})
         with pytest.raises(PipelineError, match=where):
             bad.step("w", "random_walks", **options)
@@ -518,6 +580,20 @@ def test_cupy_equals_numba_on_rmat(p, q, weighted_):
                                                                    weighted=weighted_).paths)
 
 
+@pytest.mark.gpu
+def test_cupy_first_walk_pieces_equal_one_call():
+    """On CuPy, one shard and 3: starts cut into 3 pieces numbered by ``first_walk`` give the paths of one
+    call (and of numpy's)."""
+    _needs_gpu()
+    G = dgraph.generate("rmat", scale=9, seed=3, weighted=True)
+    starts = np.random.default_rng(2).integers(0, G.num_vertices, 600)
+    cpu = dgraph.random_walks(G, starts, 12, seed=4, p=0.5, q=2.0, weighted=True).paths
+    for target in (G.to("cupy"), G.partition(3, client=False, backend="cupy")):
+        pieces = [dgraph.random_walks(target, starts[k0:k1], 12, seed=4, p=0.5, q=2.0, weighted=True,
+                                      first_walk=k0).paths for k0, k1 in _pieces(len(starts), [100, 450])]
+        np.testing.assert_array_equal(np.concatenate(pieces), cpu)
+
+
 def test_a_walk_table_too_wide_is_refused_before_it_is_made():
     from dgraph.backend import device_memory
 
@@ -532,3 +608,20 @@ def test_a_walk_table_too_wide_is_refused_before_it_is_made():
         assert r.to_lists()[0][:3] == [0, 1, 0]  # the paths themselves are still there
     finally:
         device_memory.host_available = real
+
+
+def test_walk_lists_too_big_are_refused_before_they_are_made(monkeypatch):
+    """``to_lists()`` makes a Python int a visited vertex (about 40 bytes, five times ``paths``): its size is
+    checked first, counting only the vertices the walks visited."""
+    from dgraph.algorithms.random_walks.result import LIST_BYTES_PER_VERTEX, LIST_BYTES_PER_WALK
+    from dgraph.backend import device_memory
+
+    G = dgraph.from_edges([0, 1, 3], [1, 2, 4], directed=True)   # 0 -> 1 -> 2 and 3 -> 4: dead ends
+    r = dgraph.random_walks(G, [0] * 100 + [3] * 100, 50, seed=1)
+    need = LIST_BYTES_PER_VERTEX * (100 * 3 + 100 * 2) + LIST_BYTES_PER_WALK * 200
+    monkeypatch.setattr(device_memory, "host_available", lambda: (need - 1, 1 << 30))
+    with pytest.raises(GraphTooLargeError, match=r"r\.to_lists\(\) of 200 walks of length 50 \(Python lists\) "
+                                                 r"needs about .* Read r\.paths"):
+        r.to_lists()
+    monkeypatch.setattr(device_memory, "host_available", lambda: (need, 1 << 30))
+    assert r.to_lists()[:1] + r.to_lists()[-1:] == [[0, 1, 2], [3, 4]]

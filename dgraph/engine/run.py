@@ -6,6 +6,8 @@ import sys
 import time
 from typing import NamedTuple
 
+import numpy as np
+
 from .. import startup
 from ..backend import get_xp
 from ..config import config
@@ -31,6 +33,17 @@ def resolve_graph(G, backend):
         return G
     get_xp(backend)  # raises BackendError with the reason when unusable
     return G.to(backend)
+
+
+def check_callbacks(on_step, progress):
+    """InputError for an ``on_step`` that is not a function (or None) and a ``progress`` that is not True,
+    False or None: said before the run starts, not as a TypeError from inside an executor."""
+    if on_step is not None and not callable(on_step):
+        raise InputError(f"on_step={on_step!r}: expected a function called with each superstep's record "
+                         f"(a dict), or None")
+    if progress is not None and not isinstance(progress, (bool, np.bool_)):
+        raise InputError(f"progress={progress!r}: expected True (a bar), False (none) or None (a bar on a "
+                         f"terminal only)")
 
 
 class RunTarget(NamedTuple):
@@ -77,6 +90,7 @@ def run_program(make_program, G, *, backend=None, executor=None, exchange="butte
     :mod:`dgraph.config` options in effect that differ from their defaults are recorded in
     ``Result.params["config"]`` (``{}``: every option at its default).
     """
+    check_callbacks(on_step, progress)
     bar = None
     if progress is not False:
         from ..progress import SuperstepBar, chain  # noqa: PLC0415

@@ -877,7 +877,7 @@ def _louvain(G, weight, resolution, threshold, max_level, seed, keep_levels):
     if G.n and len(G.indices) and weighted and not G.weights.any():
         raise ZeroDivisionError("division by zero")   # NetworkX: the modularity of a graph of no weight
     if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-        draw = int(seed)
+        draw = int(seed) & ((1 << 64) - 1)   # NetworkX takes any int; dgraph's coins hash it mod 2**64 as before
     elif hasattr(seed, "getrandbits"):
         draw = seed.getrandbits(63)
     else:

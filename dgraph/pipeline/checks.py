@@ -30,6 +30,11 @@ SUBGRAPH_KEYS = ("largest_component_of", "reachable_from", "vertices", "k_core_o
 #: which step kinds each subgraph selector reads
 SUBGRAPH_NEEDS = {"largest_component_of": ("wcc", "cc"), "reachable_from": ("bfs", "sssp"),
                   "k_core_of": ("core_number",)}
+#: the keys of ``k_core_of``'s mapping form, ``{step: CORES, k: 3}``
+K_CORE_KEYS = ("step", "k")
+#: the largest ``k`` a ``k_core_of`` may ask for (the int64 range of the core numbers; a ``k`` above the
+#: graph's largest core number gives an empty subgraph, as ``networkx.k_core`` does)
+MAX_CORE_K = (1 << 63) - 1
 
 STEP_KEYS = ("name", "run", "graph")
 #: graph-level settings, not step options
@@ -230,6 +235,8 @@ def check_option(fail, path, key, value, num_vertices=None):
             check_vertex(fail, path + (i,), x, num_vertices)
     elif key == "length":
         need(_int_in(value, 0, MAX_ITERATIONS), f"an integer 0..{MAX_ITERATIONS:,} (steps per walk)")
+    elif key == "first_walk":  # random_walks: the number of the first walk
+        need(_int_in(value, 0, MAX_SEED >> 1), "a non-negative integer below 2**63 (the number of the first walk)")
     elif key in ("p", "q"):  # random_walks: node2vec's parameters
         need(_is_finite(value) and 0.01 <= value <= 100, "a number in [0.01, 100]")
     elif key == "weighted":
@@ -323,6 +330,29 @@ def check_int(fail, path, value, low=None, high=None):
 def check_bool(fail, path, value):
     if not isinstance(value, bool):
         fail(path, f"expected true or false, got {_type_name(value)} {value!r}")
+
+
+def check_k_core_of(fail, path, value):
+    """``k_core_of``: a core_number step's name (its main core) or ``{step: NAME, k: K}`` (its k-core;
+    ``k`` a non-negative integer, or null for the main core).  Returns ``(step, k)``."""
+    if isinstance(value, dict):
+        check_mapping(fail, path, value, K_CORE_KEYS, "k_core_of")
+        if "step" not in value:
+            fail(path, "k_core_of needs step: the name of an earlier core_number step (e.g. {step: cores, k: 3})")
+        k = value.get("k")
+        if k is not None and not _int_in(k, 0, MAX_CORE_K):
+            fail(path + ("k",), f"expected a non-negative integer below 2**63 (the order of the core; one above "
+                                f"the largest core number gives an empty subgraph), or null for the main core, "
+                                f"got {_type_name(k)} {k!r}")
+        check_text(fail, path + ("step",), value["step"], "the name of an earlier core_number step")
+        return value["step"], k
+    check_text(fail, path, value, "the name of an earlier core_number step, or {step: NAME, k: K}")
+    return value, None
+
+
+def k_core_of(value):
+    """``(step, k)`` of a checked ``k_core_of`` value (``k`` None: the main core)."""
+    return (value["step"], value.get("k")) if isinstance(value, dict) else (value, None)
 
 
 def check_text(fail, path, value, what="text"):

@@ -21,7 +21,7 @@ from .source import _dotted, apply_overrides, load_source, parse_source
 TOP_KEYS = ("name", "cluster", "graph", "partition", "steps", "outputs", "results")
 OUTPUT_KEYS = ("from", "to", "format", "columns")
 #: the step keys that name another step
-REFERENCES = ("graph", "largest_component_of", "reachable_from")
+REFERENCES = ("graph", "largest_component_of", "reachable_from", "k_core_of")
 
 
 def load_pipeline(path, overrides=(), *, text=None):
@@ -66,9 +66,11 @@ def pipeline_from_source(source, base_dir, default_name="pipeline"):
             if key not in step:
                 fail(path, f"needs {key}:")
         for key in REFERENCES:
-            ref = step.get(key)
+            ref, where = step.get(key), path + (key,)
+            if key == "k_core_of" and isinstance(ref, dict):  # {step: NAME, k: K}
+                ref, where = ref.get("step"), where + ("step",)
             if isinstance(ref, str) and ref in names[i + 1:] and ref not in names[:i]:
-                fail(path + (key,), f"refers to step {ref!r}, which comes later: steps run in the order given")
+                fail(where, f"refers to step {ref!r}, which comes later: steps run in the order given")
         for k in step:
             if not isinstance(k, str):
                 fail(path + (k,), f"unknown option {k!r}; options are words")

@@ -51,10 +51,14 @@ def describe_plan(p, results):
         on = s["graph"] or "main"
         if s["run"] == checks.SUBGRAPH:
             (key, value), = s["options"].items()
-            what = {"largest_component_of": f"the largest component of {value}",
-                    "reachable_from": f"the vertices {value} reached",
-                    "vertices": f"{len(value)} listed vertices",
-                    "k_core_of": f"the main core (largest core number) of {value}"}[key]
+            if key == "k_core_of":
+                cores, k = checks.k_core_of(value)
+                what = (f"the main core (largest core number) of {cores}" if k is None
+                        else f"the {k}-core (core number >= {k}) of {cores}")
+            else:
+                what = {"largest_component_of": f"the largest component of {value}",
+                        "reachable_from": f"the vertices {value} reached",
+                        "vertices": f"{len(value)} listed vertices"}[key]
             lines.append(f"    {i}. {s['name']:<{width}}  subgraph of {on}: {what}")
             continue
         opts = dict(s["options"])

@@ -16,7 +16,9 @@ with the keyword options of its ``dgraph.<name>`` function; a ``source`` may be
 ``"max-degree"``, the vertex of the largest out-degree) on the main
 graph or on the graph of an earlier ``subgraph`` step, or makes a subgraph
 from an earlier result (``largest_component_of`` a wcc step,
-``reachable_from`` a bfs/sssp step, or a ``vertices`` list).  Everything is
+``reachable_from`` a bfs/sssp step, ``k_core_of`` a core_number step: its
+main core, or ``k_core_of={"step": "cores", "k": 3}`` its 3-core, or a
+``vertices`` list).  Everything is
 checked when the step is added and again before a run starts (steps that
 name later or missing steps, outputs that would overwrite files), so a run
 fails before it has done any work, not halfway.  ``dgraph run FILE`` builds
@@ -132,13 +134,18 @@ class Pipeline:
             for i, v in enumerate(value):
                 checks.check_vertex(self._fail, path + (key, i), v, self.num_vertices)
             return
-        checks.check_text(self._fail, path + (key,), value, "the name of an earlier step")
+        where = path + (key,)
+        if key == "k_core_of":  # a step name (its main core) or {step: NAME, k: K}
+            value, _ = checks.check_k_core_of(self._fail, where, value)
+            if isinstance(options[key], dict):
+                where = where + ("step",)
+        checks.check_text(self._fail, where, value, "the name of an earlier step")
         earlier = {s["name"]: s for s in self.steps}
         if value not in earlier:
-            self._fail(path + (key,), f"no earlier step named {value!r}")
+            self._fail(where, f"no earlier step named {value!r}")
         if earlier[value]["run"] not in checks.SUBGRAPH_NEEDS[key]:
-            self._fail(path + (key,), f"step {value!r} ran {earlier[value]['run']}; {key} reads a "
-                                      f"{' or '.join(checks.SUBGRAPH_NEEDS[key])} step")
+            self._fail(where, f"step {value!r} ran {earlier[value]['run']}; {key} reads a "
+                              f"{' or '.join(checks.SUBGRAPH_NEEDS[key])} step")
 
     def subgraph(self, name, **options):
         return self.step(name, checks.SUBGRAPH, **options)

@@ -124,13 +124,16 @@ def _subgraph(G, step, done):
     (key, value), = step["options"].items()
     if key == "vertices":
         return G.subgraph(value, name=step["name"])
+    k = None
+    if key == "k_core_of":
+        value, k = checks.k_core_of(value)
     df = done[value].to_pandas()
     if key == "largest_component_of":
         sizes = df.groupby("component").size().sort_index()
         label = sizes.idxmax()  # the first (smallest) label among the largest components
         keep = df["vertex"][df["component"] == label]
-    elif key == "k_core_of":  # the main core (NetworkX's k_core default): the largest core number
-        keep = df["vertex"][df["core"] >= (df["core"].max() if len(df) else 0)]
+    elif key == "k_core_of":  # k None: the main core (NetworkX's k_core default), the largest core number
+        keep = df["vertex"][df["core"] >= (k if k is not None else (df["core"].max() if len(df) else 0))]
     elif "depth" in df:
         keep = df["vertex"][df["depth"] >= 0]
     else:

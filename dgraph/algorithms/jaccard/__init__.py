@@ -60,6 +60,15 @@ def pair_ids(ids, pairs):
             raise InputError(f"pairs: expected an (n, 2) array or a list of (u, v) pairs, "
                              f"got {type(pairs).__name__}") from None
     listed = not isinstance(pairs, np.ndarray)
+    if listed:  # numpy would make True and False the ids 1 and 0
+        for i, item in enumerate(pairs):
+            if hasattr(item, "__iter__") and not isinstance(item, (str, bytes, dict)):
+                bad = [x for x in item if isinstance(x, (bool, np.bool_))]
+                if bad:
+                    raise InputError(f"pairs[{i}] = {tuple(item)!r}: {bad[0]!r} is not a vertex id (expected "
+                                     f"integers or names)")
+    elif pairs.dtype.kind == "b":
+        raise InputError("pairs: a boolean array; expected vertex ids (integers or names)")
     try:
         arr = np.asarray(pairs)
     except (ValueError, TypeError):
@@ -175,7 +184,10 @@ def jaccard(G, pairs=None, *, chunk_size=CHUNK_PAIRS, kernels="fused", backend=N
         or ``chunk_size`` wrong.
     GraphTooLargeError
         The threads' scratch (8 or 16 bytes a vertex a thread) or a gathered
-        stream does not fit in memory.
+        stream does not fit in memory; or, when a stream is first iterated
+        or written, its largest chunk (48 bytes a pair on the host, 24 on
+        the GPU) does not fit: a smaller ``chunk_size`` then helps, unless
+        one vertex alone has that many pairs.
 
     See Also
     --------
@@ -215,9 +227,10 @@ def jaccard(G, pairs=None, *, chunk_size=CHUNK_PAIRS, kernels="fused", backend=N
     >>> [chunk.u.tolist() for chunk in s], s.to_pandas().jaccard.tolist()
     ([[0, 1]], [0.5, 0.5])
     """
-    from ...engine.run import run_program, run_target  # noqa: PLC0415
+    from ...engine.run import check_callbacks, run_program, run_target  # noqa: PLC0415
 
     _check(kernels, chunk_size)
+    check_callbacks(on_step, progress)
     t = run_target(G, backend, executor)
     G = t.graph
     if G.directed:

@@ -28,6 +28,9 @@ from ...errors import InputError
 COLUMNS = ("u", "v", "jaccard")
 #: bytes of one pair in memory: u and v (int64) and the coefficient (float64)
 PAIR_BYTES = 24
+#: host bytes of one pair of a stream's chunk while it is made: the pairs as computed (internal ids) and
+#: the chunk in the user's ids
+CHUNK_PAIR_BYTES = 2 * PAIR_BYTES
 
 
 class PairChunk(NamedTuple):
@@ -189,8 +192,33 @@ class PairStream(_Records):
     def __iter__(self):
         return self.chunks()
 
+    @property
+    def largest_chunk(self) -> int:
+        """The pairs of the largest chunk (0 for an empty stream)."""
+        if not self.windows:
+            return 0
+        cum = np.concatenate([[0], np.cumsum(self.counts, dtype=np.int64)])
+        return max(int(cum[hi] - cum[lo]) for lo, hi in self.windows)
+
+    def _check_chunk_memory(self):
+        """GraphTooLargeError, before the first chunk is made, when the largest would not fit."""
+        from ...backend.device_memory import require, require_host  # noqa: PLC0415
+
+        biggest = self.largest_chunk
+        what = (f"jaccard: a chunk of {biggest:,} pairs (chunk_size={self.chunk_size:,}"
+                f"{'; one vertex alone has them' if biggest > self.chunk_size else ''})")
+        advice = "pass a smaller chunk_size (pairs per chunk)" if biggest > 1 else None
+        require_host(CHUNK_PAIR_BYTES * biggest, what, advice=advice)
+        if self.backend == "cupy":
+            require(PAIR_BYTES * biggest, what, advice=advice)
+
     def chunks(self):
-        """The pairs, one :class:`PairChunk` per window of rows (computed as they are asked for)."""
+        """The pairs, one :class:`PairChunk` per window of rows (computed as they are asked for; the
+        largest must fit in memory, checked before the first is made)."""
+        self._check_chunk_memory()
+        return self._chunks()
+
+    def _chunks(self):
         for k, (lo, hi) in enumerate(self.windows):
             t0 = time.perf_counter()
             u, v, p, records, seconds = self._make(lo, hi)
@@ -322,4 +350,5 @@ def _write_npz(tmp, result, names):
 WRITERS = {"csv": _write_csv, "parquet": _write_parquet, "npz": _write_npz}
 
 
-__all__ = ["PairResult", "PairStream", "PairChunk", "windows", "write_pairs", "COLUMNS", "PAIR_BYTES"]
+__all__ = ["PairResult", "PairStream", "PairChunk", "windows", "write_pairs", "COLUMNS", "PAIR_BYTES",
+           "CHUNK_PAIR_BYTES"]

@@ -22,6 +22,9 @@ from ...errors import InputError
 from .kernels import scale_exponent
 from .program import IMPLEMENTATIONS, MAX_LEVEL_STEPS, PAR_MIN_ARCS, Louvain, implementation
 
+#: the largest seed (the coins hash a 64-bit seed: a larger or negative one would alias another)
+MAX_SEED = (1 << 64) - 1
+
 
 def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, weight=True, keep_levels=False,
             backend=None, executor=None, exchange="butterfly", fanout=None, transport="auto", kernels="fused",
@@ -49,8 +52,9 @@ def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, wei
         Which vertices move in each superstep is drawn from the seed (a
         counter-based coin per seed, level, superstep and vertex).  The same
         seed gives the same communities on every backend, executor and
-        partition count.  None draws a seed, recorded in
-        ``params["seed"]``.
+        partition count.  An integer in [0, 2**64) (the NetworkX backend
+        takes NetworkX's seeds: an int modulo 2**64, or a draw from its
+        ``random.Random``); None draws a seed, recorded in ``params["seed"]``.
     threshold : float, optional
         A level that raises the modularity by at most this much is the last
         (default 1e-7, NetworkX's).
@@ -150,8 +154,8 @@ def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, wei
         raise InputError(f"max_level={max_level!r}: expected a positive integer or None")
     if seed is None:
         seed = int.from_bytes(os.urandom(8), "little") >> 1
-    elif not _is_int(seed):
-        raise InputError(f"seed={seed!r}: expected an integer or None")
+    elif not _is_int(seed) or not 0 <= seed <= MAX_SEED:
+        raise InputError(f"seed={seed!r}: expected an integer in [0, 2**64), or None (drawn)")
     if isinstance(weight, str) and weight == "weight":  # NetworkX's name for the edge weights, as pagerank takes it
         weight = True
     if weight is not None and not isinstance(weight, (bool, np.bool_)):

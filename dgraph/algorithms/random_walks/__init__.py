@@ -24,10 +24,13 @@ from .result import WalkResult
 #: the range of node2vec's p and q: a step's expected attempts are at most max(1/p, 1, 1/q) / min(1/p, 1, 1/q)
 PQ_RANGE = (0.01, 100.0)
 KERNELS = ("fused", "generic")
+#: walk numbers are below this: ``first_walk + len(starts) <= MAX_WALKS`` (int64 walk numbers)
+MAX_WALKS = 1 << 63
 
 
-def random_walks(G, starts, length, *, seed=0, p=1.0, q=1.0, weighted=False, backend=None, executor=None,
-                 exchange="butterfly", fanout=None, transport="auto", kernels="fused", on_step=None, progress=False):
+def random_walks(G, starts, length, *, seed=0, first_walk=0, p=1.0, q=1.0, weighted=False, backend=None,
+                 executor=None, exchange="butterfly", fanout=None, transport="auto", kernels="fused", on_step=None,
+                 progress=False):
     """Random walks from the given start vertices: uniform, weighted, or biased as node2vec's.
 
     Walk ``i`` starts at ``starts[i]`` and takes ``length`` steps, each along an out-arc of the
@@ -48,6 +51,13 @@ def random_walks(G, starts, length, *, seed=0, p=1.0, q=1.0, weighted=False, bac
     seed : int
         The walks' random numbers (0 <= seed < 2**64): the same seed gives the same paths on
         every backend, executor, partition count and implementation.
+    first_walk : int
+        The number of the first walk (default 0): the walk from ``starts[i]`` is walk number
+        ``first_walk + i``, and a walk's random numbers depend only on the seed and its number.
+        So the starts split over several calls, each given the number of its first start in the
+        whole list, give the same paths as one call: ``random_walks(G, s[k:], L, seed=x,
+        first_walk=k).paths == random_walks(G, s, L, seed=x).paths[k:]``, on any backend,
+        executor and partition count.  An integer >= 0 with ``first_walk + len(starts) <= 2**63``.
     p, q : float
         node2vec's return and in-out parameters, in [0.01, 100] (1 and 1: unbiased).  Having
         come from ``t`` to ``v``, the arc ``v -> x`` is weighted by ``1/p`` if ``x == t``, by 1
@@ -69,8 +79,9 @@ def random_walks(G, starts, length, *, seed=0, p=1.0, q=1.0, weighted=False, bac
         ``r.paths``: an int64 array of shape ``(len(starts), length + 1)`` in the user's ids,
         ``r.paths[i, 0] == starts[i]``, -1 after a dead end (an object array with None for
         graphs whose ids are names).  ``r.to_lists()``: each walk as a list, cut at its dead
-        end.  As a table (``r.to_pandas()``, ``dgraph.write(r, "walks.csv")``) one row per
-        walk: ``vertex`` (the start), ``step1`` ... ``step<length>``.  Stats per superstep:
+        end (about 40 bytes a vertex: checked against the free memory before it is made).
+        As a table (``r.to_pandas()``, ``dgraph.write(r, "walks.csv")``) one row per walk:
+        ``vertex`` (the start), ``step1`` ... ``step<length>``.  Stats per superstep:
         ``frontier`` (walks that moved), ``edges`` (arcs drawn, rejected attempts included),
         ``walks`` (walks still going after it), ``waiting`` (walks whose node2vec test waits
         for the shard owning their previous vertex).  ``params["implementation"]`` names the
@@ -79,7 +90,8 @@ def random_walks(G, starts, length, *, seed=0, p=1.0, q=1.0, weighted=False, bac
     Raises
     ------
     InputError
-        ``length`` not an integer >= 0, ``seed`` not an integer in [0, 2**64), ``p`` or ``q``
+        ``length`` not an integer >= 0, ``seed`` not an integer in [0, 2**64), ``first_walk``
+        not an integer >= 0 or past ``2**63 - len(starts)``, ``p`` or ``q``
         not a number in [0.01, 100], ``starts`` not a list of vertex ids, ``weighted`` on a
         graph without weights or with a negative or non-finite weight, or ``kernels`` unknown.
     VertexNotFoundError
@@ -127,11 +139,14 @@ def random_walks(G, starts, length, *, seed=0, p=1.0, q=1.0, weighted=False, bac
     [[0, 3, 0, 1, 4, 7, 4], [4, 7, 8, 7, 4, 5, 4]]
     >>> dgraph.random_walks(H, [0, 4], 6, seed=7, p=4, q=0.25).to_lists()   # node2vec: outward favored
     [[0, 3, 6, 7, 8, 5, 2], [4, 7, 8, 5, 2, 1, 2]]
+    >>> dgraph.random_walks(H, [4], 6, seed=7, first_walk=1).to_lists()    # walk 1 alone: as in [0, 4]
+    [[4, 7, 8, 7, 4, 5, 4]]
     """
     from ...engine.run import run_program, run_target  # noqa: PLC0415
 
     length = _check_int("length", length, 0, None)
     seed = _check_int("seed", seed, 0, (1 << 64) - 1)
+    first_walk = _check_int("first_walk", first_walk, 0, MAX_WALKS - 1)
     p, q = _check_pq("p", p), _check_pq("q", q)
     if not isinstance(weighted, (bool, np.bool_)):
         raise InputError(f"weighted={weighted!r}: expected True or False")
@@ -140,17 +155,22 @@ def random_walks(G, starts, length, *, seed=0, p=1.0, q=1.0, weighted=False, bac
     target = run_target(G, backend, executor)
     graph = target.graph
     internal = _starts(graph.ids, starts)
+    if first_walk + len(internal) > MAX_WALKS:
+        raise InputError(f"first_walk={first_walk!r}: with {len(internal):,} starts the walk numbers would pass "
+                         f"2**63; expected first_walk + len(starts) <= 2**63")
     if weighted:
         _check_weights(graph)
     _check_memory(graph, len(internal), length)
     impl = implementation(target.backend, target.whole and target.local, kernels)
 
     def make(ids):
-        return RandomWalks(internal, length, seed=seed, p=p, q=q, weighted=bool(weighted), implementation=impl)
+        return RandomWalks(internal, length, seed=seed, first_walk=first_walk, p=p, q=q, weighted=bool(weighted),
+                           implementation=impl)
 
     r = run_program(make, graph, backend=backend, executor=executor, exchange=exchange, fanout=fanout,
                     transport=transport, on_step=on_step, progress=progress,
-                    params={"walks": len(internal), "length": length, "seed": seed, "p": p, "q": q,
+                    params={"walks": len(internal), "length": length, "seed": seed, "first_walk": first_walk,
+                            "p": p, "q": q,
                             "weighted": bool(weighted), "implementation": impl})
     return WalkResult(r, length)
 
@@ -231,4 +251,4 @@ def _check_memory(G, num_walks, length):
                  advice="ask for fewer or shorter walks a call")
 
 
-__all__ = ["random_walks", "RandomWalks", "WalkResult", "implementation", "IMPLEMENTATIONS", "PQ_RANGE"]
+__all__ = ["random_walks", "RandomWalks", "WalkResult", "implementation", "IMPLEMENTATIONS", "PQ_RANGE", "MAX_WALKS"]

@@ -8,11 +8,14 @@ counter-based hash of :mod:`dgraph.generators.rng` (stream ``STREAM_WALKS``)::
     draw      D_wsj  = mix64(K_ws + j * GOLDEN)                (all mod 2**64)
 
 so a choice never depends on which shard makes it, on the backend, on the other walks or on the
-walk's length.  Attempt ``a`` (0, 1, ...) of step ``s`` uses three draws: ``j = 3a`` picks the
-arc (``D % degree``, the arc's place in the row sorted by target), ``j = 3a + 1`` is the
-weight test (``unit(D) * wmax < w``) and ``j = 3a + 2`` the node2vec test
-(``unit(D) * alpha_max < alpha``), where ``unit(D) = (D >> 11) * 2**-53``.  The same float64
-operations run in numba (:mod:`.cpu`) and here, so the paths are the same bits everywhere.
+walk's length.  ``w`` is the walk's number, ``first_walk + i`` for ``starts[i]`` (``first_walk`` 0
+unless a call says otherwise), so a call over a piece of the starts makes the whole call's walks.
+
+Attempt ``a`` (0, 1, ...) of step ``s`` uses three draws: ``j = 3a`` picks the arc (``D % degree``,
+the arc's place in the row sorted by target), ``j = 3a + 1`` is the weight test
+(``unit(D) * wmax < w``) and ``j = 3a + 2`` the node2vec test (``unit(D) * alpha_max < alpha``),
+where ``unit(D) = (D >> 11) * 2**-53``.  The same float64 operations run in numba (:mod:`.cpu`) and
+here, so the paths are the same bits everywhere.
 """
 
 from __future__ import annotations

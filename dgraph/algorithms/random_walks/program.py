@@ -110,9 +110,11 @@ class RandomWalks(Program):
     name = "random_walks"
     replicated_result = True
 
-    def __init__(self, starts, length, *, seed=0, p=1.0, q=1.0, weighted=False, implementation="generic"):
+    def __init__(self, starts, length, *, seed=0, first_walk=0, p=1.0, q=1.0, weighted=False,
+                 implementation="generic"):
         self.starts = np.asarray(starts, dtype=np.int64)
         self.length = int(length)
+        self.first_walk = int(first_walk)  # starts[i] is walk number first_walk + i: its draws
         self.key = seed_key(seed)
         self.weighted = bool(weighted)
         self.biased = float(p) != 1.0 or float(q) != 1.0
@@ -131,7 +133,7 @@ class RandomWalks(Program):
         _require(xp, need, f"random_walks on partition {shard.part} of {shard.num_parts} "
                            f"({W:,} walks of length {L:,})")
         st = {"alive": W if L > 0 else 0, "s": 0, "paths": None,
-              "wkeys": walk_keys(xp, self.key, xp.arange(W, dtype=np.int64))}
+              "wkeys": walk_keys(xp, self.key, xp.arange(self.first_walk, self.first_walk + W, dtype=np.int64))}
         if shard.part == 0:
             paths = xp.full((W, L + 1), -1, dtype=np.int64)
             paths[:, 0] = xp.asarray(self.starts)

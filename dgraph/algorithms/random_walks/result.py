@@ -14,6 +14,9 @@ import numpy as np
 from ...backend import to_numpy
 from ...engine.result import Result, to_user_ids
 
+#: bytes of ``to_lists()``: a list entry and its int object (36 on CPython, rounded up), and a list
+LIST_BYTES_PER_VERTEX = 40
+LIST_BYTES_PER_WALK = 64
 #: host bytes a column of the walk table costs beside its values (its name, pandas' per-column index)
 TABLE_BYTES_PER_COLUMN = 512
 
@@ -102,10 +105,17 @@ class WalkResult(Result):
         return out
 
     def to_lists(self):
-        """Each walk as a list of user ids, ending where it stopped (its dead end, or ``length``)."""
+        """Each walk as a list of user ids, ending where it stopped (its dead end, or ``length``); refused
+        with its size (GraphTooLargeError) before it is made when the lists would not fit in memory."""
+        from ...backend.device_memory import require_host  # noqa: PLC0415
+        from ...display import plural  # noqa: PLC0415
+
         internal = to_numpy(self.raw("paths"))
-        paths = self.paths
         ends = (internal >= 0).sum(axis=1)  # a walk's -1s are all at its end
+        require_host(LIST_BYTES_PER_VERTEX * int(ends.sum()) + LIST_BYTES_PER_WALK * len(ends),
+                     f"r.to_lists() of {plural(len(ends), 'walk')} of length {self.length:,} (Python lists)",
+                     advice="read r.paths (one int64 array, 8 bytes a vertex) instead")
+        paths = self.paths
         return [paths[i, :ends[i]].tolist() for i in range(len(paths))]
 
     def to_dask(self, npartitions=None):
