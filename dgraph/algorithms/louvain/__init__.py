@@ -142,6 +142,9 @@ def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, wei
     move once more between them (multilevel refinement, Rotta and Noack,
     2011): it recovers most of what simultaneous moves lose against the
     sequential algorithm.  A level's moving stops after 50 supersteps.
+    After the first superstep of a level, only the vertices that wanted to
+    move or have a neighbor that moved are evaluated again (the active
+    vertices of parallel Louvain and networkit's PLM).
 
     Partitioned, each shard moves the vertices it owns from the replicated
     community ids and totals; the community graphs of the later levels

@@ -16,7 +16,11 @@ Supersteps, each a stage (``stats["stage"]``), the same sequence on every shard:
   modularity of the state it started from (exact integer sums): when the last moves, made at once,
   did not raise it, they are undone (every shard holds the last kept state) and the coins need one
   more bit from then on, one bit fewer again after each superstep kept; so the modularity of a
-  level only rises, and no two vertices swap communities back and forth.  The level's moving ends in the first kept state where no vertex wants to move, or
+  level only rises, and no two vertices swap communities back and forth.  Only the active vertices are
+  evaluated (all of them in a level's first superstep; after a kept superstep, its candidates and
+  the vertices with a neighbor that moved; after an undone one, the candidates of the state it
+  returns to): the others keep their cached ``K(v, own)``, so the modularity stays exact, and do
+  not move (their best move can only have changed through the communities' totals).  The level's moving ends in the first kept state where no vertex wants to move, or
   after :data:`MAX_LEVEL_STEPS` supersteps (the long tail of single moves is left to the coarser
   levels and the refinement).
 - ``aggregate``: each shard sums its rows' arcs by (community, community); the parts are
