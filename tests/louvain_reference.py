@@ -18,7 +18,7 @@ import numpy as np
 from dgraph.backend import to_numpy
 from dgraph.generators.rng import GOLDEN, MASK64, mix64_int, stream_key
 
-STREAM, CAP, REFINE, MAX_SHIFT = 11, 50, 0x10000, 16
+STREAM, TRIES_STREAM, CAP, REFINE, MAX_SHIFT = 11, 12, 50, 0x10000, 16
 
 
 def coin_key(seed, level, step):
@@ -85,7 +85,10 @@ def level_zero(G, weighted):
 
 def move_level(lv, comm, seed, coin_level, base, total, resolution, directed):
     """Local moving from ``comm`` until no vertex wants to move (or CAP supersteps), undoing the
-    supersteps that lowered the modularity; -> (comm, modularity, vertices moved)."""
+    supersteps that lowered the modularity; -> (comm, modularity, vertices moved).  A superstep
+    evaluates only the active vertices (all at the start): after a kept superstep, those that wanted
+    to move, those that moved and their neighbors; after an undone one, those that wanted to move in
+    the state it returns to.  The others keep their K(v, own) and do not move."""
     res_d = resolution / float(total * (1 if directed else 2))
     tout, tin = [0] * lv.n, [0] * lv.n
     for v in range(lv.n):
@@ -95,16 +98,18 @@ def move_level(lv, comm, seed, coin_level, base, total, resolution, directed):
         tin = tout
     kept = None
     shift, step, moved_total, last_moved = base, 0, 0, 0
+    active = set(range(lv.n))
+    kown = [0] * lv.n
     while True:
         key = coin_key(seed, coin_level, step)
-        cand, inner, moves = 0, 0, {}
-        for v in range(lv.n):
+        cands, moves = set(), {}
+        for v in sorted(active):
             own = comm[v]
             K = defaultdict(int)
             for u, x in lv.nbrs[v]:
                 K[comm[u]] += x
             k_own = K.pop(own, 0)
-            inner += k_own + 2 * lv.loop[v]
+            kown[v] = k_own
             if not K:
                 continue
             so, si = float(lv.sout[v]), float(lv.sin[v])
@@ -115,13 +120,15 @@ def move_level(lv, comm, seed, coin_level, base, total, resolution, directed):
                 if s > best:
                     best, bc = s, c
             if best > stay:
-                cand += 1
+                cands.add(v)
                 if coin(key, v, shift):
                     moves[v] = bc
+        inner = sum(kown) + 2 * sum(lv.loop)
         q = modularity(inner // 2, tout, tin, total, resolution, directed)
         step += 1
         if kept is not None and last_moved and q <= kept[0]:
-            q_kept, comm, tout, tin = kept[0], list(kept[1]), list(kept[2]), list(kept[3])
+            q_kept, comm, tout, tin, kown, active = (kept[0], list(kept[1]), list(kept[2]), list(kept[3]),
+                                                     list(kept[4]), set(kept[5]))
             if not directed:
                 tin = tout
             shift = min(shift + 1, MAX_SHIFT)
@@ -130,8 +137,8 @@ def move_level(lv, comm, seed, coin_level, base, total, resolution, directed):
             if step >= CAP:
                 return comm, q_kept, moved_total
             continue
-        kept = (q, list(comm), list(tout), list(tin))
-        if cand == 0 or step >= CAP:
+        kept = (q, list(comm), list(tout), list(tin), list(kown), set(cands))
+        if not cands or step >= CAP:
             return comm, q, moved_total
         for v, c in moves.items():
             a = comm[v]
@@ -141,6 +148,7 @@ def move_level(lv, comm, seed, coin_level, base, total, resolution, directed):
                 tin[a] -= lv.sin[v]
                 tin[c] += lv.sin[v]
             comm[v] = c
+        active = cands | {v for v in range(lv.n) if any(u in moves for u, _ in lv.nbrs[v])}
         moved_total += len(moves)
         last_moved = len(moves)
         if moves:
@@ -178,9 +186,31 @@ def canonical(labels):
     return [first[c] for c in labels]
 
 
-def reference_louvain(G, *, resolution=1.0, seed=0, threshold=1e-7, max_level=None, weight=True, history=None):
-    """``(community of every vertex (internal ids, the smallest member), modularity, levels kept)``;
-    ``history``: a list that gets each kept level's communities (before the refinement)."""
+def try_seed(seed, t):
+    return seed if t == 0 else mix64_int(stream_key(seed, TRIES_STREAM) ^ mix64_int(t)) >> 1
+
+
+def reference_louvain(G, *, resolution=1.0, seed=0, threshold=1e-7, max_level=None, weight=True, history=None,
+                      tries=None):
+    """``(community of every vertex (internal ids, the smallest member), modularity, levels kept)`` of the
+    best of ``tries`` runs (None: 8 on at most 4096 vertices, else 1), the first of the highest
+    modularity; ``history``: a list that gets each kept level's communities (before the refinement)."""
+    if tries is None:
+        tries = 8 if G.num_vertices <= 4096 else 1
+    best, best_history = None, None
+    for t in range(tries):
+        h = []
+        out = one_run(G, resolution=resolution, seed=try_seed(seed, t), threshold=threshold, max_level=max_level,
+                      weight=weight, history=h)
+        if best is None or out[1] > best[1]:
+            best, best_history = out, h
+    if history is not None:
+        history.extend(best_history)
+    return best
+
+
+def one_run(G, *, resolution=1.0, seed=0, threshold=1e-7, max_level=None, weight=True, history=None):
+    """One run of the method (one try)."""
     directed = G.directed
     lv = level_zero(G, weight)
     total = sum(lv.sout)

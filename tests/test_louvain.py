@@ -48,9 +48,10 @@ def test_matches_reference(backend):
         for kwv in _variants(i, kw, rng):
             G = dgraph.from_edges(**kwv).to(backend)
             seed = i % 5
-            r = dgraph.louvain(G, seed=seed)
+            tries = None if i % 10 == 0 else 1    # one run (the method), or the default best of several
+            r = dgraph.louvain(G, seed=seed, tries=tries)
             assert list(r.vertex.tolist()) == G.vertex_ids().tolist()
-            _check(r, G, f"{name} {sorted(kwv)}", seed=seed)
+            _check(r, G, f"{name} {sorted(kwv)}", seed=seed, tries=tries)
             checked += 1
     assert checked >= 200
 
@@ -60,9 +61,9 @@ def test_generic_kernels_match_reference():
     for i, (name, kw) in enumerate(CASES[::2]):
         for kwv in _variants(i, kw, rng):
             G = dgraph.from_edges(**kwv)
-            r = dgraph.louvain(G, seed=3, kernels="generic")
+            r = dgraph.louvain(G, seed=3, kernels="generic", tries=1)
             assert r.params["implementation"] == "generic"
-            _check(r, G, name, seed=3)
+            _check(r, G, name, seed=3, tries=1)
 
 
 def test_partitioned_matches_reference():
@@ -76,8 +77,10 @@ def test_partitioned_matches_reference():
                 continue
             p = min(2 + i % 3, G.num_vertices)
             method = ("range", "hash", "metis")[i % 3]
-            r = dgraph.louvain(G.partition(p, method=method, client=False), seed=i, kernels=("fused", "generic")[i % 2])
-            _check(r, G, f"{name} p={p} {method}", seed=i)
+            tries = None if i % 20 == 0 else 1
+            r = dgraph.louvain(G.partition(p, method=method, client=False), seed=i, kernels=("fused", "generic")[i % 2],
+                               tries=tries)
+            _check(r, G, f"{name} p={p} {method}", seed=i, tries=tries)
             checked += 1
     assert checked >= 150
 
@@ -87,8 +90,8 @@ def test_resolution_matches_reference_and_networkx(resolution):
     rng = np.random.default_rng(4)
     for i, (name, kw) in enumerate(CASES[15:45]):
         G = dgraph.from_edges(**(weighted(kw, rng) if i % 2 else kw))
-        r = dgraph.louvain(G, resolution=resolution, seed=i)
-        _check(r, G, name, resolution=resolution, seed=i)
+        r = dgraph.louvain(G, resolution=resolution, seed=i, tries=1 + i % 2)
+        _check(r, G, name, resolution=resolution, seed=i, tries=1 + i % 2)
         if G.num_arcs and float(to_numpy(G.weights).sum() if G.weighted else 1) > 0:
             H = _nx(G)
             want = nx.community.modularity(H, _sets(r), resolution=resolution)
@@ -156,38 +159,67 @@ def _from_nx(H):
                                 num_vertices=H.number_of_nodes())
 
 
-def test_quality_against_networkx():
-    """Modularity at least NetworkX's louvain_communities (same resolution and seed) minus 0.01.
-
-    Both are randomized heuristics, and NetworkX's result moves with its seed: on these graphs
-    NetworkX with other seeds falls below NetworkX with seeds 0 and 1 by more than 0.01 in about 9%
-    of the runs (down to -0.05 on the smallest graphs).  dgraph falls below NetworkX with the same
-    seed by more than 0.01 in about 3% of them, and is higher on average.  Held here: the named
-    graphs meet the bar; every run reaches NetworkX's lowest over five seeds minus 0.01; at most 5%
-    miss the bar; the mean difference is not negative."""
-    diffs, named, floor = [], [], []
+def _quality_sweep(seeds):
+    """``[(graph, seed, dgraph's modularity, NetworkX's louvain_communities' with the same seed)]`` over the
+    quality graphs (those with an edge) and ``seeds``, dgraph with its default tries."""
+    rows = []
     for name, H0 in _quality_graphs():
         H, G = _from_nx(H0)
-        theirs = [nx.community.modularity(H, nx.community.louvain_communities(H, seed=s)) if H.number_of_edges()
-                  else 0.0 for s in range(5)]
-        for seed in (0, 1):
+        for seed in seeds:
             r = dgraph.louvain(G, seed=seed)
+            assert r.params["tries"] == 8, name
             if H.number_of_edges() == 0:   # no modularity (NetworkX divides by zero)
                 assert r.params["modularity"] == 0.0 and len(_sets(r)) == H.number_of_nodes()
                 continue
             mine = nx.community.modularity(H, _sets(r))
             assert r.params["modularity"] == pytest.approx(mine, abs=1e-9), name
-            diffs.append(mine - theirs[seed])
-            if name in ("karate", "les_miserables", "florentine", "petersen", "lfr"):
-                named.append((name, seed, mine, theirs[seed]))
-            if mine < min(theirs) - 0.01:
-                floor.append((name, seed, mine, theirs))
-    diffs = np.array(diffs)
-    assert len(diffs) >= 200
-    assert all(mine >= theirs - 0.01 for _, _, mine, theirs in named), named
-    assert not floor, floor
-    assert np.mean(diffs < -0.01) <= 0.05, sorted(diffs)[:15]
-    assert diffs.mean() >= 0.0, diffs.mean()
+            rows.append((name, seed, mine, nx.community.modularity(H, nx.community.louvain_communities(H, seed=seed))))
+    return rows
+
+
+def test_quality_against_networkx():
+    """Modularity at least NetworkX's louvain_communities (same resolution and seed) minus 0.01, on
+    every graph, and higher on average.
+
+    Both are randomized heuristics, and on these small graphs one run's modularity is mostly which
+    local optimum it falls into: NetworkX with other seeds falls below NetworkX with seeds 0 and 1 by
+    more than 0.01 in about 9% of the runs (down to -0.05), one try of dgraph below NetworkX with
+    the same seed in about 3.5% of them (down to -0.051).  The best of the 8 tries that small graphs
+    get by default (``tries=None``) missed none of 2,480 runs (seeds 0-19, the slow test below)."""
+    rows = _quality_sweep((0,))
+    diffs = np.array([mine - theirs for _, _, mine, theirs in rows])
+    assert len(diffs) >= 120
+    assert not [row for row in rows if row[2] < row[3] - 0.01], sorted(rows, key=lambda x: x[2] - x[3])[:5]
+    assert diffs.mean() > 0.0, diffs.mean()
+
+
+@pytest.mark.slow
+def test_quality_against_networkx_many_seeds():
+    """As above over seeds 0-19 (2,480 runs): no run below NetworkX's with the same seed minus 0.01."""
+    rows = _quality_sweep(range(20))
+    assert len(rows) >= 2400
+    assert not [row for row in rows if row[2] < row[3] - 0.01], sorted(rows, key=lambda x: x[2] - x[3])[:5]
+    assert np.mean([mine - theirs for _, _, mine, theirs in rows]) > 0.0
+
+
+def test_tries():
+    """tries=1 is one run of the method; more keep the best run, the same on every partition count."""
+    H, G = _from_nx(nx.LFR_benchmark_graph(250, 3, 1.5, 0.1, average_degree=5, min_community=20, seed=10))
+    one = dgraph.louvain(G, seed=5, tries=1)
+    assert one.params["tries"] == 1 and one.params["best_try"] == 0
+    runs = [dgraph.louvain(G, seed=dgraph.algorithms.louvain.try_seed(5, t), tries=1) for t in range(8)]
+    np.testing.assert_array_equal(runs[0].community, one.community)
+    best = max(range(8), key=lambda t: (runs[t].params["modularity"], -t))
+    r = dgraph.louvain(G, seed=5)   # 250 vertices: the default tries=8
+    assert r.params["tries"] == 8 and r.params["best_try"] == best and r.params["seed"] == 5
+    np.testing.assert_array_equal(r.community, runs[best].community)
+    assert r.params["modularity"] == max(x.params["modularity"] for x in runs)
+    assert r.run_time >= runs[best].run_time
+    _check(r, G, "lfr", seed=5)
+    p3 = dgraph.louvain(G.partition(3, method="hash", client=False), seed=5)
+    np.testing.assert_array_equal(p3.community, r.community)
+    assert dgraph.algorithms.louvain.default_tries(4097) == 1
+    assert len({dgraph.algorithms.louvain.try_seed(5, t) for t in range(64)}) == 64
 
 
 def test_planted_communities_are_found():
@@ -274,17 +306,17 @@ def test_weights():
 
 def test_levels_threshold_and_max_level():
     G = dgraph.generate("rmat", scale=9, seed=5)
-    full = dgraph.louvain(G, seed=2)
+    full = dgraph.louvain(G, seed=2, tries=2)
     assert full.params["levels"] >= 2
-    one = dgraph.louvain(G, seed=2, max_level=1)
+    one = dgraph.louvain(G, seed=2, max_level=1, tries=1)
     assert one.params["levels"] == 1 and one.params["modularity"] < full.params["modularity"]
-    _check(one, G, "max_level=1", seed=2, max_level=1)
-    coarse = dgraph.louvain(G, seed=2, threshold=1.0)   # the first level's gain is below 1
+    _check(one, G, "max_level=1", seed=2, max_level=1, tries=1)
+    coarse = dgraph.louvain(G, seed=2, threshold=1.0, tries=1)   # the first level's gain is below 1
     assert coarse.params["levels"] == 1
     levels = []
-    reference_louvain(G, seed=2, history=levels)
+    reference_louvain(G, seed=2, history=levels, tries=2)   # the kept try's levels
     for target in (G, G.partition(3, method="hash", client=False)):
-        kept = dgraph.louvain(target, seed=2, keep_levels=True)
+        kept = dgraph.louvain(target, seed=2, keep_levels=True, tries=2)
         assert kept.columns == ["community"] + [f"level_{i + 1}" for i in range(len(levels))]
         assert [kept.raw(f"level_{i + 1}").tolist() for i in range(len(levels))] == levels
         np.testing.assert_array_equal(kept.community, full.community)
@@ -300,7 +332,8 @@ def test_bad_arguments():
     for key, bad in [("resolution", -1.0), ("resolution", float("nan")), ("resolution", True), ("resolution", "1"),
                      ("threshold", float("inf")), ("threshold", None), ("max_level", 0), ("max_level", 1.5),
                      ("max_level", True), ("seed", "x"), ("seed", 1.5), ("weight", "w"), ("kernels", "cuda"),
-                     ("keep_levels", 1), ("seed", -1), ("seed", 1 << 64), ("seed", True)]:
+                     ("keep_levels", 1), ("seed", -1), ("seed", 1 << 64), ("seed", True), ("tries", 0),
+                     ("tries", 1.5), ("tries", 65), ("tries", True)]:
         with pytest.raises(InputError, match=key):
             dgraph.louvain(G, **{key: bad})
     with pytest.raises(InputError, match=r"^seed=-1: expected an integer in \[0, 2\*\*64\)"):
@@ -324,25 +357,26 @@ def test_executors_equal_reference(client):
     assert len(graphs) >= 8
     for i, kw in enumerate(graphs):
         G = dgraph.from_edges(**kw)
-        comm, q, _ = reference_louvain(G, seed=i)
-        for p in (2, 3):
+        tries = 2 if i == 0 else 1   # graph 0: the better of two tries
+        comm, q, _ = reference_louvain(G, seed=i, tries=tries)
+        for p in ((3,) if i == 0 else (2, 3)):
             PG = G.partition(p, method="hash" if p == 3 else "range", client=client)
             for executor in ("tasks", "spmd"):
-                r = dgraph.louvain(PG, seed=i, executor=executor)
+                r = dgraph.louvain(PG, seed=i, executor=executor, tries=tries)
                 assert _communities(r) == comm, f"{kw} p={p} {executor}"
                 assert r.params["modularity"] == q and r.params["executor"] == executor
     G = dgraph.generate("rmat", scale=8, seed=5, directed=True, weighted=True)
-    ref = dgraph.louvain(G, seed=4)
+    ref = dgraph.louvain(G, seed=4, tries=1)
     PG = G.partition(3, method="metis", client=client)
     for executor in ("tasks", "spmd"):
         for exchange in ("butterfly", "all-to-all"):
-            r = dgraph.louvain(PG, seed=4, executor=executor, exchange=exchange)
+            r = dgraph.louvain(PG, seed=4, executor=executor, exchange=exchange, tries=1)
             np.testing.assert_array_equal(r.community, ref.community, err_msg=f"{executor} {exchange}")
             assert r.params["modularity"] == ref.params["modularity"]
     # shards built on the workers hold no in-arc edge ids: the in-arcs' weights travel (transpose stage)
     for p in (1, 2):
         PG = dgraph.generate_partitioned("rmat", p, client=client, scale=8, seed=5, directed=True, weighted=True)
-        r = dgraph.louvain(PG, seed=4)
+        r = dgraph.louvain(PG, seed=4, tries=1)
         np.testing.assert_array_equal(r.community, ref.community, err_msg=f"generate_partitioned p={p}")
         assert r.stats_records[0]["stage"] == "transpose"
 

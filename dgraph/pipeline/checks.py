@@ -209,6 +209,8 @@ def check_option(fail, path, key, value, num_vertices=None):
         need(_is_finite(value), "a finite number")
     elif key == "max_level":
         need(value is None or _int_in(value, 1, MAX_ITERATIONS), f"an integer 1..{MAX_ITERATIONS:,} (or null)")
+    elif key == "tries":
+        need(value is None or _int_in(value, 1, 64), "an integer 1..64 (or null)")
     elif key == "exchange":
         check_exchange(fail, path, value)
     elif key == "left":

@@ -28,7 +28,7 @@ _M2 = np.uint64(0x94D049BB133111EB)
 
 @_inline
 def _coin(key, v, shift):
-    """:func:`dgraph.algorithms.louvain.kernels.active` for one vertex (uint64 arithmetic throughout)."""
+    """:func:`dgraph.algorithms.louvain.kernels.coins` for one vertex (uint64 arithmetic throughout)."""
     if shift == 0:
         return True
     x = np.uint64(v) * _GOLDEN + key
@@ -41,8 +41,8 @@ def _coin(key, v, shift):
 
 
 @_inline
-def _rows(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key, shift, out, kt, su, st, sl, tick,
-          r0, r1, counts):
+def _rows(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key, shift, active, kown, cmask, out,
+          kt, su, st, sl, tick, r0, r1, counts):
     """Rows ``r0..r1`` of :func:`move_rows` with one thread's tables; -> its last tick."""
     cand = 0
     moved = 0
@@ -50,6 +50,11 @@ def _rows(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key,
     for r in range(r0, r1):
         v = rows[r]
         own = comm[v]
+        out[r] = own
+        cmask[r] = False
+        if not active[r]:
+            inner += kown[r] + 2 * loop[v]
+            continue
         best_c = own
         lo = ptr[r]
         hi = ptr[r + 1]
@@ -93,9 +98,11 @@ def _rows(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key,
                     bc = c
             if best > stay:
                 cand += 1
+                cmask[r] = True
                 if _coin(key, v, shift):
                     best_c = bc
                     moved += 1
+        kown[r] = k_own
         inner += k_own + 2 * loop[v]
         out[r] = best_c
     counts[0] = cand
@@ -105,26 +112,67 @@ def _rows(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key,
 
 
 @_jit
-def move_rows(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key, shift, out, keys, sums, stamps,
-              slots, ticks, counts):
+def move_rows(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key, shift, active, kown, cmask, out,
+              keys, sums, stamps, slots, ticks, counts):
     """out[r] = the community of local row r after this superstep; ``counts[0] = (candidates, moved,
-    inner)`` over the rows (see :func:`~dgraph.algorithms.louvain.kernels.move_step`).  ``keys``,
+    inner)`` over the rows (see :func:`~dgraph.algorithms.louvain.kernels.move_step`): only the rows
+    where ``active`` is set are evaluated (their ``kown[r] = K(v, own)`` updated, ``cmask[r]`` set when
+    they want to move); the others stay, with their ``kown``.  ``keys``,
     ``sums``, ``stamps`` (rows of a power of two at least twice the longest row), ``slots`` (the
     longest row) and ``ticks``: a hash table, kept between calls (row 0 of each).  One thread."""
-    ticks[0] = _rows(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key, shift, out, keys[0],
-                     sums[0], stamps[0], slots[0], ticks[0], 0, ptr.shape[0] - 1, counts[0])
+    ticks[0] = _rows(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key, shift, active, kown, cmask,
+                     out, keys[0], sums[0], stamps[0], slots[0], ticks[0], 0, ptr.shape[0] - 1, counts[0])
 
 
 @_pjit
-def move_rows_par(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key, shift, out, keys, sums,
-                  stamps, slots, ticks, counts):
+def move_rows_par(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key, shift, active, kown, cmask,
+                  out, keys, sums, stamps, slots, ticks, counts):
     """:func:`move_rows` over ``T = len(counts)`` threads, thread ``t`` on a contiguous block of rows
     with about 1/T of the arcs and row ``t`` of the tables; ``counts[t]`` its counts."""
     T = counts.shape[0]
     for t in prange(T):
         r0, r1 = row_block(ptr, t, T)
-        ticks[t] = _rows(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key, shift, out,
-                         keys[t], sums[t], stamps[t], slots[t], ticks[t], r0, r1, counts[t])
+        ticks[t] = _rows(ptr, nbr, w, rows, comm, sout, sin, loop, tot_out, tot_in, res_d, key, shift, active, kown,
+                         cmask, out, keys[t], sums[t], stamps[t], slots[t], ticks[t], r0, r1, counts[t])
 
 
-__all__ = ["move_rows", "move_rows_par"]
+@_inline
+def _active_row(ptr, nbr, cand, moved, r):
+    if cand[r]:
+        return True
+    for e in range(ptr[r], ptr[r + 1]):
+        if moved[nbr[e]]:
+            return True
+    return False
+
+
+@_jit
+def next_active_rows(ptr, nbr, cand, moved, out):
+    """``out[r]``: row ``r`` wanted to move (``cand[r]``) or a neighbor moved (``moved``, per vertex of
+    the level): :func:`dgraph.algorithms.louvain.kernels.next_active`, a row's scan stopping at its
+    first moved neighbor.  One thread."""
+    for r in range(ptr.shape[0] - 1):
+        out[r] = _active_row(ptr, nbr, cand, moved, r)
+
+
+@_pjit
+def next_active_rows_par(ptr, nbr, cand, moved, out):
+    """:func:`next_active_rows` over the CPU's threads."""
+    for r in prange(ptr.shape[0] - 1):
+        out[r] = _active_row(ptr, nbr, cand, moved, r)
+
+
+@_jit
+def next_active_push(ptr, nbr, cand, moved, out):
+    """:func:`next_active_rows` when the shard owns every vertex of the level (row ``r`` is vertex ``r``):
+    from the ``moved`` vertices (their ids) along their own lists, the level's lists being symmetric
+    (``u`` in ``v``'s list when ``v`` is in ``u``'s); the work is the moved vertices' arcs."""
+    for r in range(out.shape[0]):
+        out[r] = cand[r]
+    for i in range(moved.shape[0]):
+        u = moved[i]
+        for e in range(ptr[u], ptr[u + 1]):
+            out[nbr[e]] = True
+
+
+__all__ = ["move_rows", "move_rows_par", "next_active_rows", "next_active_rows_par", "next_active_push"]

@@ -18,7 +18,7 @@ weighted degree with a self loop counted twice) with ``v`` taken out of ``own``,
 resolution over ``2m`` (undirected, ``m`` the total edge weight) or over ``m`` (directed):
 NetworkX's ``louvain_communities`` gain, times ``m``.  ``v`` wants the best neighbor community when
 it scores strictly more than ``own``; among equal scores the smallest community id.  It moves when
-it also draws :func:`active` this superstep: a counter-based coin keyed by the seed, the level, the
+it also draws :func:`coins` this superstep: a counter-based coin keyed by the seed, the level, the
 superstep of the level and the vertex, up with probability ``2**-shift`` (the program sets
 ``shift``: fewer vertices move at once where their moves interfere, see
 :mod:`dgraph.algorithms.louvain.program`).
@@ -35,6 +35,8 @@ from ...generators.rng import GOLDEN, mix64, mix64_int, stream_key, u64
 
 #: the random stream of Louvain's coins (a stream number of :mod:`dgraph.generators.rng`)
 STREAM = 11
+#: the random stream the seeds of the later tries are drawn from
+TRIES_STREAM = 12
 #: the weight sums stay below 2**SCALE_BITS (int64 holds 2**63)
 SCALE_BITS = 60
 
@@ -107,7 +109,15 @@ def coin_key(seed, level, step):
     return mix64_int(stream_key(seed, STREAM) ^ mix64_int(ls))
 
 
-def active(xp, key, vertices, shift=1):
+def try_seed(seed, t):
+    """The seed of try ``t`` of a run of ``seed`` (``louvain(tries=...)``): ``seed`` itself for try 0, so
+    one try is the plain run; else a non-negative 63-bit int drawn from ``(seed, t)``."""
+    if t == 0:
+        return int(seed)
+    return mix64_int(stream_key(seed, TRIES_STREAM) ^ mix64_int(int(t))) >> 1
+
+
+def coins(xp, key, vertices, shift=1):
     """Each vertex's coin for the superstep of ``key``: True for about ``2**-shift`` of them (the top
     ``shift`` bits of the vertex's hash all set)."""
     if shift == 0:
@@ -140,35 +150,40 @@ def products(xp, tot_out, tot_in):
     return float(np.sum(a * b))
 
 
-def move_step(xp, rows, arc_row, nbr, w, comm, sout, sin, loop, tot_out, tot_in, res_d, key, shift=1):
+def move_step(xp, rows, arc_row, nbr, w, comm, sout, sin, loop, tot_out, tot_in, res_d, key, shift, active, kown):
     """One local-moving superstep of the owned ``rows`` (level ids, int64) whose neighbor lists are
     ``nbr``/``w`` with ``arc_row`` the local row of each arc (rows ascending): the rule of the module
-    docstring.  Returns ``(new community of each row, candidates, moved, inner)``: the rows that want
-    to move, those that moved (candidates whose coin came up), and ``sum over the rows of K(v, own) +
-    2 loop(v)`` (twice the internal weight this shard sees, before the moves).  ``shift``: the coins'
-    bits (a candidate moves with probability ``2**-shift``)."""
+    docstring, for the rows where ``active`` (bool, per row) is set; the others stay and keep their
+    ``kown``.  ``kown`` (int64 per row, updated in place): ``K(v, own)`` of each row.  Returns ``(new
+    community of each row, candidates (bool per row: active and wants to move), moved, inner)``: moved
+    counts the candidates whose coin came up, inner is ``sum over the rows of K(v, own) + 2 loop(v)``
+    (twice the internal weight this shard sees, before the moves).  ``shift``: the coins' bits (a
+    candidate moves with probability ``2**-shift``)."""
     nr = len(rows)
     own = comm[rows]
     new = own.copy()
-    inner = int(loop[rows].sum()) * 2 if nr else 0
+    cand = xp.zeros(nr, dtype=bool)
     if nr == 0 or len(nbr) == 0:
-        return new, 0, 0, inner
+        kown[...] = 0
+        return new, cand, 0, int(loop[rows].sum()) * 2 if nr else 0
     n = max(int(len(comm)), 1)
-    keys, sums = run_sums(xp, arc_row * n + comm[nbr], w)
+    sel = active[arc_row]
+    a_row, a_nbr, a_w = arc_row[sel], nbr[sel], w[sel]
+    keys, sums = run_sums(xp, a_row * n + comm[a_nbr], a_w)
     g_row = keys // n
     g_c = keys - g_row * n
     is_own = g_c == own[g_row]
-    k_own = xp.zeros(nr, dtype=np.int64)
-    k_own[g_row[is_own]] = sums[is_own]
-    inner += int(k_own.sum())
+    kown[active] = 0
+    kown[g_row[is_own]] = sums[is_own]
+    inner = int(kown.sum()) + int(loop[rows].sum()) * 2
     so, si = sout[rows], sin[rows]
     f = np.float64
-    stay = k_own.astype(f) - res_d * (so.astype(f) * (tot_in[own] - si).astype(f)
-                                      + si.astype(f) * (tot_out[own] - so).astype(f))
+    stay = kown.astype(f) - res_d * (so.astype(f) * (tot_in[own] - si).astype(f)
+                                     + si.astype(f) * (tot_out[own] - so).astype(f))
     other = ~is_own
     orow, oc = g_row[other], g_c[other]
     if len(orow) == 0:
-        return new, 0, 0, inner
+        return new, cand, 0, inner
     score = sums[other].astype(f) - res_d * (so[orow].astype(f) * tot_in[oc].astype(f)
                                              + si[orow].astype(f) * tot_out[oc].astype(f))
     best = _row_max(xp, orow, score, nr)
@@ -178,9 +193,20 @@ def move_step(xp, rows, arc_row, nbr, w, comm, sout, sin, loop, tot_out, tot_in,
     crow, cc = crow[first], cc[first]
     want = best[crow] > stay[crow]
     crow, cc = crow[want], cc[want]
-    go = active(xp, key, rows[crow], shift)
+    cand[crow] = True
+    go = coins(xp, key, rows[crow], shift)
     new[crow[go]] = cc[go]
-    return new, int(len(crow)), int(go.sum()), inner
+    return new, cand, int(go.sum()), inner
+
+
+def next_active(xp, arc_row, nbr, rows, cand, moved):
+    """The rows active in the superstep after a kept one: those that wanted to move (``cand``, per
+    row) and those with a neighbor that moved (``moved``, bool per vertex of the level)."""
+    out = cand.copy()
+    if len(nbr):
+        hit = arc_row[moved[nbr]]
+        out[hit] = True
+    return out
 
 
 def _row_max(xp, run_rows, values, num_rows):
@@ -215,4 +241,4 @@ def canonical(xp, member):
 
 
 __all__ = ["STREAM", "SCALE_BITS", "scale_exponent", "quantize", "segment_sums", "run_sums", "add_at", "coin_key",
-           "active", "modularity", "products", "move_step", "aggregate_arcs", "canonical"]
+           "try_seed", "coins", "modularity", "products", "move_step", "next_active", "aggregate_arcs", "canonical"]

@@ -32,6 +32,7 @@ class Level:
         self.n = int(n)
         self.rows, self.ptr, self.nbr, self.w = rows, ptr, nbr, w
         self._arc_row = None
+        self._identity = None
         self.directed = bool(directed)
         #: where each partition's rows are (a coarse level: ``bounds[q]..bounds[q + 1]``); None: the shard's
         #: own layout (level 0)
@@ -54,6 +55,13 @@ class Level:
             if keep:
                 self._arc_row = rows
         return rows
+
+    def rows_are_ids(self):
+        """Whether local row ``r`` is vertex ``r`` for every vertex of the level (one shard owns them all)."""
+        if self._identity is None:
+            self._identity = len(self.rows) == self.n and bool(
+                (self.rows == self.xp.arange(self.n, dtype=self.rows.dtype)).all())
+        return self._identity
 
     def set_strengths(self, sout, sin, loop):
         """The replicated strengths and loops; every vertex starts alone in its community."""

@@ -16,7 +16,11 @@ Supersteps, each a stage (``stats["stage"]``), the same sequence on every shard:
   modularity of the state it started from (exact integer sums): when the last moves, made at once,
   did not raise it, they are undone (every shard holds the last kept state) and the coins need one
   more bit from then on, one bit fewer again after each superstep kept; so the modularity of a
-  level only rises, and no two vertices swap communities back and forth.  The level's moving ends in the first kept state where no vertex wants to move, or
+  level only rises, and no two vertices swap communities back and forth.  Only the active vertices are
+  evaluated (all of them in a level's first superstep; after a kept superstep, its candidates and
+  the vertices with a neighbor that moved; after an undone one, the candidates of the state it
+  returns to): the others keep their cached ``K(v, own)``, so the modularity stays exact, and do
+  not move (their best move can only have changed through the communities' totals).  The level's moving ends in the first kept state where no vertex wants to move, or
   after :data:`MAX_LEVEL_STEPS` supersteps (the long tail of single moves is left to the coarser
   levels and the refinement).
 - ``aggregate``: each shard sums its rows' arcs by (community, community); the parts are
@@ -138,8 +142,12 @@ class Louvain(Program):
         lv = st["lv"]
         if stage == "move":
             key = K.coin_key(self.seed, REFINE_LEVEL + lv.index if st["refine"] else lv.index, st["step"])
+            if st.get("active") is None:   # a level's (or a refinement's) first superstep: every row
+                st["active"] = lv.xp.ones(len(lv.rows), dtype=bool)
+                st["kown"] = lv.xp.zeros(len(lv.rows), dtype=np.int64)
             new, cand, moved, inner = self._move(shard, st, lv, key, st["shift"])
-            return Contribution({"comm": new}, {"candidates": cand, "moved": moved, "inner": inner})
+            st["cand"] = cand
+            return Contribution({"comm": new}, {"candidates": int(cand.sum()), "moved": moved, "inner": inner})
         keys, sums = K.aggregate_arcs(lv.xp, lv.rows, lv.arc_rows(), lv.nbr, lv.w, lv.comm)
         return Contribution({"keys": keys, "sums": sums})
 
@@ -147,7 +155,7 @@ class Louvain(Program):
         res_d = self.resolution / float(st["total"] * (1 if lv.directed else 2))
         if self.implementation == "generic":
             return K.move_step(lv.xp, lv.rows, lv.arc_rows(keep=True), lv.nbr, lv.w, lv.comm, lv.sout, lv.sin, lv.loop,
-                               lv.tot_out, lv.tot_in, res_d, key, shift)
+                               lv.tot_out, lv.tot_in, res_d, key, shift, st["active"], st["kown"])
         from . import cpu  # noqa: PLC0415
         from ...jit import num_threads  # noqa: PLC0415
 
@@ -165,10 +173,30 @@ class Louvain(Program):
             st["scratch"] = scratch
         _, keys, sums, stamps, slots, ticks, counts = scratch
         out = np.empty(len(lv.rows), dtype=np.int64)
-        kernel = cpu.move_rows_par if len(counts) > 1 else cpu.move_rows
+        cand = np.empty(len(lv.rows), dtype=bool)
+        # threads only when the active rows hold about PAR_MIN_ARCS arcs (a thread's block is an even share
+        # of all the rows' arcs)
+        busy = len(counts) > 1 and int(st["active"].sum()) * len(lv.nbr) >= PAR_MIN_ARCS * max(len(lv.rows), 1)
+        kernel = cpu.move_rows_par if busy else cpu.move_rows
+        counts[...] = 0   # one thread writes only its row
         kernel(lv.ptr, lv.nbr, lv.w, lv.rows, lv.comm, lv.sout, lv.sin, lv.loop, lv.tot_out, lv.tot_in, res_d,
-               np.uint64(key), shift, out, keys, sums, stamps, slots, ticks, counts)
-        return out, int(counts[:, 0].sum()), int(counts[:, 1].sum()), int(counts[:, 2].sum())
+               np.uint64(key), shift, st["active"], st["kown"], cand, out, keys, sums, stamps, slots, ticks, counts)
+        return out, cand, int(counts[:, 1].sum()), int(counts[:, 2].sum())
+
+    def _next_active(self, st, lv, moved):
+        """The rows to evaluate after a kept superstep: its candidates and the rows with a moved
+        neighbor (``moved``: bool per vertex of the level)."""
+        if self.implementation == "generic":
+            return K.next_active(lv.xp, lv.arc_rows(keep=True), lv.nbr, lv.rows, st["cand"], moved)
+        from . import cpu  # noqa: PLC0415
+
+        out = np.empty(len(lv.rows), dtype=bool)
+        if lv.rows_are_ids():   # one shard: push from the moved vertices (row r is vertex r)
+            cpu.next_active_push(lv.ptr, lv.nbr, st["cand"], np.flatnonzero(moved), out)
+            return out
+        kernel = cpu.next_active_rows_par if len(lv.nbr) >= PAR_MIN_ARCS else cpu.next_active_rows
+        kernel(lv.ptr, lv.nbr, st["cand"], moved, out)
+        return out
 
     # -- exchanges ----------------------------------------------------------------------------------
     def receive(self, shard, st, contributions, ctx):
@@ -219,6 +247,8 @@ class Louvain(Program):
             lv.tot_out[...] = st["kept_out"]
             if lv.directed:
                 lv.tot_in[...] = st["kept_in"]
+            st["kown"][...] = st["kept_kown"]
+            st["active"] = st["kept_cand"].copy()   # who wanted to move in the state returned to
             st["shift"] = min(st["shift"] + 1, MAX_SHIFT)
             st["last_moved"] = 0
             st["moved"] -= undone
@@ -230,11 +260,14 @@ class Louvain(Program):
             st["kept_comm"] = lv.comm.copy()
             st["kept_out"] = lv.tot_out.copy()
             st["kept_in"] = lv.tot_in.copy() if lv.directed else None
+            st["kept_kown"] = st["kown"].copy()
         else:
             st["kept_comm"][...] = lv.comm
             st["kept_out"][...] = lv.tot_out
             if lv.directed:
                 st["kept_in"][...] = lv.tot_in
+            st["kept_kown"][...] = st["kown"]
+        st["kept_cand"] = st["cand"]
         if cand == 0 or last:  # a local optimum (or the step cap): the level ends in this state
             report = _report(stage, lv.index, candidates=cand, communities=self._count(lv), modularity=q,
                              levels=st["kept"])
@@ -243,6 +276,9 @@ class Louvain(Program):
             old = st["kept_comm"]
             lv.gather(shard, lv.comm, contributions, "comm")
             lv.move_communities(old, lv.comm)
+            st["active"] = self._next_active(st, lv, old != lv.comm)
+        else:   # no coin came up: nothing changed, the same rows want to move
+            st["active"] = st["cand"].copy()
         st["moved"] += moved
         st["last_moved"] = moved
         if moved:   # kept: let more move again, down to the level's start
@@ -304,7 +340,7 @@ class Louvain(Program):
         # coarse levels: heavier vertices, whose simultaneous moves interfere more: a quarter start moving
         base = 1 if lv is None or lv.index == 0 else 2
         st.update(lv=lv, stage="move", moved=0, step=0, shift=base, base_shift=base, kept_q=None, last_moved=0)
-        for key in ("scratch", "kept_comm", "kept_out", "kept_in"):
+        for key in ("scratch", "kept_comm", "kept_out", "kept_in", "kept_kown", "kept_cand", "active", "kown", "cand"):
             st.pop(key, None)
 
     def _last(self, shard, st, level, level_moved):
