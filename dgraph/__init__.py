@@ -18,7 +18,8 @@ import importlib
 
 from .config import config
 from .errors import (BackendError, DGraphError, EMVError, ExecutorError, FileFormatError, GraphTooLargeError, InputError,
-                     MissingFileError, OutputExistsError, PipelineError, VertexNotFoundError, WorkerLostError)
+                     MissingFileError, OutputExistsError, PipelineError, VertexNotFoundError, WorkerLostError,
+                     WorkerRestartedError)
 from .errors import ConvergenceError
 from .graph import Graph, from_edges
 
@@ -70,7 +71,7 @@ _LAZY = {
 }
 
 __all__ = ["config", "DGraphError", "EMVError", "InputError", "FileFormatError", "MissingFileError", "OutputExistsError",
-           "VertexNotFoundError", "PipelineError", "BackendError", "GraphTooLargeError", "ExecutorError", "WorkerLostError", "Graph", "from_edges",
+           "VertexNotFoundError", "PipelineError", "BackendError", "GraphTooLargeError", "ExecutorError", "WorkerLostError", "WorkerRestartedError", "Graph", "from_edges",
            "ConvergenceError",
            *_LAZY]
 

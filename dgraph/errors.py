@@ -60,6 +60,12 @@ class WorkerLostError(ExecutorError):
     """A worker holding a partition died during a run; the run was cancelled."""
 
 
+class WorkerRestartedError(WorkerLostError):
+    """A run failed and left a worker unusable (its GPU failed a check after the run: a sticky CUDA
+    error, or no answer), so dgraph restarted that worker; its shards are rebuilt by the next run.
+    The message names the worker and the error its check met."""
+
+
 class PipelineError(InputError):
     """A pipeline file or a Pipeline definition is wrong; the message names the file, line and column
     of the YAML node (or the step and key) and what is allowed there."""

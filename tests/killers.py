@@ -74,17 +74,67 @@ class Dying(Program):
         return self.inner.final_receive(shard, state, contributions)
 
 
+class Failing(Dying):
+    """``inner`` unchanged, except that partition ``part`` raises RuntimeError at ``at`` (every time:
+    the worker stays up).  ``marker`` is not used."""
+
+    def _maybe_die(self, shard, at):
+        if shard.part == self.part and at == self.at:
+            raise RuntimeError(f"partition {self.part} fails at {at}")
+
+
+class Poisoning(Dying):
+    """``inner`` unchanged, except that partition ``part``, at ``at``, writes through a null pointer
+    in a CUDA kernel and waits for it: its worker's CUDA context is broken for good (a sticky
+    cudaErrorIllegalAddress), as by a kernel that died mid-collective.  GPU only."""
+
+    def _maybe_die(self, shard, at):
+        if shard.part == self.part and at == self.at:
+            import cupy
+
+            bad = cupy.RawKernel(r'extern "C" __global__ void poison(int *p) { p[threadIdx.x] = 1; }', "poison")
+            bad((1,), (32,), (cupy.uint64(0),))
+            cupy.cuda.runtime.deviceSynchronize()  # raises CUDARuntimeError: an illegal memory access
+
+
+class CUDARuntimeError(RuntimeError):
+    """Stands for CuPy's error of that name in the CPU tests (no CuPy there)."""
+
+
+class SickProbe:
+    """A device check (``dgraph.engine.health.PROBES``) that fails on the worker at ``address`` as a
+    GPU with a sticky error does, and writes the address of every worker it runs on to ``log``."""
+
+    def __init__(self, address, log, inner=None):
+        self.address, self.log, self.inner = address, str(log), inner
+
+    def __call__(self, dask_worker):
+        with open(self.log, "a") as f:
+            f.write(dask_worker.address + "\n")
+        if self.inner is not None:
+            self.inner(dask_worker)
+        if dask_worker.address == self.address:
+            raise CUDARuntimeError("cudaErrorIllegalAddress: an illegal memory access was encountered")
+
+
+def checked(log):
+    """The worker addresses a SickProbe has run on, in order."""
+    return open(log).read().split() if os.path.exists(log) else []
+
+
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
-def run_killing(monkeypatch, call, part, at, marker):
-    """``call()`` (an algorithm on a PartitionedGraph) with partition ``part``'s worker dying at ``at``."""
+def run_killing(monkeypatch, call, part, at, marker, wrapper=None):
+    """``call()`` (an algorithm on a PartitionedGraph) with partition ``part``'s worker dying at ``at``
+    (or doing what ``wrapper``, a Dying subclass, does there)."""
     import dgraph.engine.run as run_module
 
     real = run_module.run_program
+    wrapper = wrapper or Dying
 
     def patched(make_program, G, **kw):
-        return real(lambda ids: Dying(make_program(ids), part, at, str(marker)), G, **kw)
+        return real(lambda ids: wrapper(make_program(ids), part, at, str(marker)), G, **kw)
 
     with monkeypatch.context() as m:
         m.setattr(run_module, "run_program", patched)

@@ -17,11 +17,11 @@ from collections import Counter
 import dask
 import numpy as np
 import pytest
-from killers import gone, kill, pid_of, run_killing
+from killers import Failing, SickProbe, checked, gone, kill, pid_of, run_killing
 
 import dgraph
 from dgraph.backend import to_numpy
-from dgraph.errors import WorkerLostError
+from dgraph.errors import ExecutorError, WorkerLostError, WorkerRestartedError
 
 ALGORITHMS = {
     "bfs": lambda T, **k: dgraph.bfs(T, 0, **k),
@@ -180,6 +180,66 @@ def test_issue21_14_graph_built_on_the_workers_is_rebuilt(client2, executor):
         r = dgraph.bfs(PG, 0, executor=executor)
     assert _exact(r, ref)
     client2.wait_for_workers(2, timeout=120)
+
+
+# -- issue 20: a failed run that leaves a worker's GPU broken gets that worker restarted ----------
+
+@pytest.mark.parametrize("launch", ["direct", "task"])
+def test_issue20_worker_whose_device_check_fails_is_restarted(client2, launch, tmp_path, monkeypatch):
+    """A run fails (partition 1 raises at superstep 2); the device check after it (here a stand-in
+    that fails on partition 0's worker as a GPU with a sticky CUDA error would) makes that worker
+    restart: the error names it and the CUDA error, its process is a new one, and the next BFS and
+    PageRank on the same graph are exact with no user action.  Runs that succeed check nothing."""
+    from dgraph.engine import health
+
+    monkeypatch.setattr(dgraph.config, "spmd_launch", launch)
+    G = _graph(40)
+    ref_bfs, ref_pr = dgraph.bfs(G, 0), dgraph.pagerank(G, iterations=20)
+    PG = G.partition(2, client=client2)
+    sick = PG.workers[0]
+    before = set(client2.run(os.getpid).values())
+    log = tmp_path / "checked"
+    monkeypatch.setitem(health.PROBES, "numpy", SickProbe(sick, log))
+    with pytest.raises(WorkerRestartedError) as err:
+        run_killing(monkeypatch, lambda: dgraph.bfs(PG, 0, executor="spmd"), 1, ("superstep", 2), None,
+                    wrapper=Failing)
+    said = str(err.value)
+    assert "partition 1 fails at ('superstep', 2)" in said  # the run's own error comes first
+    assert f"worker {sick} (partitions [0]) was restarted" in said
+    assert "CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access was encountered" in said
+    assert sorted(checked(log)) == sorted(set(PG.workers))  # both of the run's workers were checked, once
+    after = client2.run(os.getpid)
+    assert sick not in after and len(after) == 2  # the sick worker is back under a new address ...
+    assert len(set(after.values()) - before) == 1  # ... as a new process; the other one is untouched
+    assert _exact(dgraph.bfs(PG, 0, executor="spmd"), ref_bfs)
+    assert _exact(dgraph.pagerank(PG, iterations=20, executor="spmd"), ref_pr)
+    assert len(set(PG.workers)) == 2  # the rebuilt shard went to the restarted worker, not beside the other
+    assert len(checked(log)) == 2  # the runs that succeeded checked no device
+
+
+def test_issue20_failed_run_whose_devices_pass_restarts_nobody(client2, tmp_path, monkeypatch):
+    """The same failed run with a device check that passes everywhere: the run's own ExecutorError,
+    unchanged, and the same worker processes.  Without a check for the shards' backend (numpy:
+    the default), nothing is sent at all."""
+    from dgraph.engine import health
+
+    G = _graph(30)
+    PG = G.partition(2, client=client2)
+    before = client2.run(os.getpid)
+    log = tmp_path / "checked"
+    monkeypatch.setitem(health.PROBES, "numpy", SickProbe("tcp://nobody:1", log))
+    with pytest.raises(ExecutorError, match=r"partition 1 fails at \('superstep', 2\)") as err:
+        run_killing(monkeypatch, lambda: dgraph.bfs(PG, 0, executor="spmd"), 1, ("superstep", 2), None,
+                    wrapper=Failing)
+    assert not isinstance(err.value, WorkerRestartedError)
+    assert sorted(checked(log)) == sorted(set(PG.workers))
+    monkeypatch.delitem(health.PROBES, "numpy")
+    with pytest.raises(ExecutorError) as err:
+        run_killing(monkeypatch, lambda: dgraph.bfs(PG, 0, executor="spmd"), 1, ("superstep", 2), None,
+                    wrapper=Failing)
+    assert not isinstance(err.value, WorkerRestartedError)
+    assert len(checked(log)) == 2 and client2.run(os.getpid) == before
+    assert _exact(dgraph.bfs(PG, 0, executor="spmd"), dgraph.bfs(G, 0))
 
 
 # -- the kill loop: 10 kills at random moments per algorithm and executor ---------------------------

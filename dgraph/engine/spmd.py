@@ -41,6 +41,11 @@ waits, the client reads the scheduler's worker list every
 ``faults.CHECK_EVERY_S`` (a call to a dead worker, or a shard's send to a
 dead peer, would retry its connection for Dask's 30 s connect timeout), and
 a shard's sends give up as soon as the run is cancelled.
+
+After a failed run on CuPy shards, the run's workers' GPUs are checked and
+a worker whose CUDA context the failure broke (a sticky CUDA error) is
+restarted; the error is then a :class:`~dgraph.errors.WorkerRestartedError`
+that names it (:mod:`dgraph.engine.health`).
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ import weakref
 
 from ..config import config
 from ..errors import ExecutorError, InputError, WorkerLostError
-from . import faults
+from . import faults, health
 from .program import Contribution, StepContext
 
 HANDLER = "dgraph_spmd_put"
@@ -490,9 +495,27 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
     try:
         return _run_spmd(program, PG, schedule, on_step=on_step, max_supersteps=max_supersteps, timeout=timeout,
                          poll=poll, transport=transport, launch=launch)
-    except WorkerLostError:
-        PG.suspect_loss()  # the next run looks up every shard and rebuilds the lost ones
+    except ExecutorError as exc:
+        if isinstance(exc, WorkerLostError):
+            PG.suspect_loss()  # the next run looks up every shard and rebuilds the lost ones
+        placement = list(PG.workers)  # where the run ran (ensure_shards may have moved shards first)
+        restarted = _recover(PG, placement)
+        if restarted:
+            raise health.restarted_error(exc, restarted, placement) from exc
         raise
+
+
+def _recover(PG, placement):
+    """After a failed run: the run's workers whose GPU no longer works, restarted (see
+    :mod:`dgraph.engine.health`); -> what :func:`health.recover` found.  Whatever goes wrong
+    here must not hide the run's own error."""
+    try:
+        restarted = health.recover(PG, placement)
+    except Exception:  # noqa: BLE001 - the scheduler unreachable, the client closing
+        return []
+    if restarted:
+        _forget_workers(PG.client, placement)  # new processes: no handlers, no communicators
+    return restarted
 
 
 def _install_handlers(client, placement):

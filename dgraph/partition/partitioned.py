@@ -51,7 +51,8 @@ class PartitionedGraph:
         finished and no run on this graph has failed since the last check.
         Otherwise (``check=True``, or after :meth:`suspect_loss`) the scheduler
         says where each shard is; a shard held by no live worker is rebuilt
-        on a live one (``rebuild``, kept by :func:`partition_graph`), and a
+        on a live one (``rebuild``, kept by :func:`partition_graph`), the one
+        holding fewest shards (a restarted worker holds none), and a
         shard that Dask moved or recomputed elsewhere is followed there.
 
         Raises
@@ -93,8 +94,14 @@ class PartitionedGraph:
                 raise WorkerLostError(f"partitions {lost} were lost with their worker and this graph cannot "
                                       f"rebuild them; partition it again")
             order = worker_addresses(self.client)
-            for q in lost:
-                self.workers[q] = order[q % len(order)]
+            load = {w: 0 for w in order}
+            for q, w in enumerate(self.workers):
+                if q not in lost and w in load:
+                    load[w] += 1
+            for q in lost:  # on the workers holding fewest shards (a restarted one holds none): one per GPU
+                w = min(range(len(order)), key=lambda i: (load[order[i]], (i - q) % len(order)))
+                self.workers[q] = order[w]
+                load[order[w]] += 1
                 self.shards[q] = self._rebuild(q, self.workers[q])
         self._check_next = False
 
