@@ -161,7 +161,7 @@ class BFS(Program):
         st.level = 0
         # the unvisited edges: on a whole shard the sum of the out-degrees is its arc count (no pass)
         arcs = shard.num_arcs if shard.whole else shard.degree_sum()
-        st.m_u = arcs - int(shard.degree[self.source])
+        st.m_u = arcs - shard.out_degree_of(self.source)
         st.prev_nf = 0
         st.direction = "pull" if self.direction == "pull" else "push"
         st.out = None
@@ -186,7 +186,7 @@ class BFS(Program):
         return impl
 
     def initial_report(self, shard, st):
-        return {"frontier": 1, "frontier_edges": int(shard.degree[self.source])}
+        return {"frontier": 1, "frontier_edges": shard.out_degree_of(self.source)}
 
     def converged(self, report, step):
         return report.get("frontier", 0) == 0
