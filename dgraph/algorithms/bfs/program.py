@@ -149,9 +149,11 @@ class BFS(Program):
         if st.implementation == "cpu-numba+levels" and _packs(n):
             # the level loop's packed (depth, parent) words; the two arrays are made from them at the end
             # (or by the first superstep that runs without the loop): one pass, not a fill and a pass
+            from .cpu import packed  # noqa: PLC0415
+
             st.labels = st.parents = None
-            st.word = np.full(n, -1, dtype=np.int64)
-            st.word[self.source] = self.source
+            st.word = np.zeros(n, dtype=np.int64)  # 0: unvisited (cpu.pack); fresh zero pages, no fill pass
+            st.word[self.source] = packed(0, self.source)
         else:
             st.labels = xp.full(n, -1, dtype=np.int32)
             st.parents = xp.full(n, st.unset, dtype=vdt)
