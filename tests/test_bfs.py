@@ -254,6 +254,28 @@ def test_levels_loop_switches_direction_and_chunks(monkeypatch):
     assert (cut.raw("depth") <= 5).all() and (cut.raw("depth") == 5).sum() == full.stats["frontier"][4]
 
 
+def test_prefetch_compiles_and_changes_nothing():
+    """dgraph.jit.prefetch in a compiled loop: any array and integer index, past the end included
+    (a prefetch never faults), and the loop's answer is the one without it."""
+    import numba
+
+    from dgraph.jit import prefetch
+
+    @numba.njit
+    def total(a, ahead):
+        s = a[0] * 0
+        for i in range(a.shape[0]):
+            prefetch(a, np.uint64(i + ahead))
+            prefetch(a, i + ahead)
+            s += a[i]
+        return s
+
+    for dt in (np.int32, np.int64, np.float64):
+        a = np.arange(1, 1001, dtype=dt)
+        assert total(a, 8) == total(a, 0) == a.sum()
+        assert total(a, 1 << 20) == a.sum()
+
+
 def test_packed_words_round_trip():
     """cpu.pack / cpu.unpack: 0 is unvisited (a zeroed array is every vertex unvisited), the largest
     depth and parent a packed graph can have survive, and packed() is pack's word."""

@@ -17,8 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...jit import inline, jit
+from ...jit import inline, jit, prefetch
 from . import kernels
+
+#: the push visit prefetches the row of the frontier vertex this many ahead, and the words of the
+#: targets of the one half as many ahead (:func:`_push_packed`)
+PREFETCH_AHEAD = 8
+#: ... the targets' words only of a vertex of at most this many edges (a hub's would crowd out the cache)
+PREFETCH_DEGREE = 32
 
 
 @inline
@@ -108,12 +114,29 @@ def _push_packed(indptr, indices, front, nf, word, level, out):
     the next level): 9 % less than reading them while claiming.  A word claimed at an earlier level
     is below this level's ``tag``, so ``mine < w`` alone says a larger frontier vertex claimed it
     this level.
+
+    The visit is a chain of dependent reads a vertex (its id, its row bounds, its targets, their
+    words), most of them cache misses on a big graph; it prefetches the row of the frontier vertex
+    :data:`PREFETCH_AHEAD` ahead and the words of the one half as far ahead, so those misses
+    overlap (the 1000x1000 grid's traversal: about a fifth less time).
     """
     k = 0
     touched = 0
     one = np.uint64(1)
     tag = np.int64(level + 1) << 32
+    half = PREFETCH_AHEAD // 2
     for i in range(nf):
+        j = i + PREFETCH_AHEAD
+        if j < nf:
+            prefetch(indices, np.uint64(indptr[np.uint64(front[j])]))
+        j = i + half
+        if j < nf:  # its row was asked for ``half`` vertices ago: now its targets' words
+            r = np.uint64(front[j])
+            lo = indptr[r]
+            hi = indptr[r + one]
+            if hi - lo <= PREFETCH_DEGREE:
+                for e in range(lo, hi):
+                    prefetch(word, np.uint64(indices[np.uint64(e)]))
         u = front[i]
         r = np.uint64(u)
         lo = indptr[r]
