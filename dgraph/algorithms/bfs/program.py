@@ -152,7 +152,7 @@ class BFS(Program):
             from .cpu import packed  # noqa: PLC0415
 
             st.labels = st.parents = None
-            st.word = np.zeros(n, dtype=np.int64)  # 0: unvisited (cpu.pack); fresh zero pages, no fill pass
+            st.word = np.zeros(n, dtype=np.int64)  # 0: unvisited (cpu.pack), so no fill pass
             st.word[self.source] = packed(0, self.source)
         else:
             st.labels = xp.full(n, -1, dtype=np.int32)

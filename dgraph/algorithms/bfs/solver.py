@@ -108,7 +108,11 @@ def cpu_run_levels(program, shard, st, ctx, limit):
                 ctx.tick(report, seconds)
     st.direction = names[cur]
     st.frontier = Frontier(n, ids=front[:nf].copy())
-    return _batch(np.concatenate(recs) if len(recs) > 1 else recs[0], np.concatenate(shares), names) if recs else []
+    if not recs:
+        return []
+    if len(recs) > 1:
+        return _batch(np.concatenate(recs), np.concatenate(shares), names)
+    return _batch(recs[0], shares[0], names)
 
 
 def _batch(rec, seconds, names):
