@@ -1,13 +1,16 @@
 """Calls timed in turn in one process (A B C A B C ...), wall and process CPU time, medians: for CPU changes
 on the shared 2-core box, where only ratios measured side by side mean anything.
 
-    python3 benchmarks/cpu-ab.py GRAPH ROUNDS [--before DIR] ['setup:CODE' ...] NAME=EXPR ...
+    python3 benchmarks/cpu-ab.py GRAPH ROUNDS [--block K] [--before DIR] ['setup:CODE' ...] NAME=EXPR ...
 
 GRAPH is a ``--generate`` spec (``grid:rows=1000,cols=1000``, ``rmat:scale=20,weighted=True``), held as
 ``G``.  Each ``NAME=EXPR`` is timed (one warm-up call first); ``setup:CODE`` runs once before, e.g. to
 build an anchor's graph.  ``--before DIR``: a checkout of an older commit (``git archive REV | tar -x -C
 DIR``), imported as the package ``dgraph_before`` (its absolute imports rewritten to it), with ``Gb``
-the same graph as its Graph.  Process CPU time adds both threads of a threaded kernel (and OpenMP's
+the same graph as its Graph.  ``--block K``: each round calls each NAME K + 1 times in a row and
+counts the last K (as ``dgraph bench --repeat`` runs one call after another: its data and the
+allocator's free lists are the previous call's), the names' order reversed every other round; without
+it a round is one call each.  Process CPU time adds both threads of a threaded kernel (and OpenMP's
 spinning); wall time counts a neighbour's load.  Example (BFS on the grid, before/after and scipy):
 
     python3 benchmarks/cpu-ab.py grid:rows=1000,cols=1000 11 --before /tmp/base \\
@@ -54,6 +57,9 @@ def main(argv):
     spec, rounds, rest = argv[0], int(argv[1]), argv[2:]
     kind, params = parse_generate(spec)
     env = {"dgraph": dgraph, "G": dgraph.generate(kind, **params)}
+    block = 0
+    if rest[:1] == ["--block"]:
+        block, rest = int(rest[1]), rest[2:]
     if rest[:1] == ["--before"]:
         before = import_before(rest[1])
         G = env["G"]
@@ -71,12 +77,15 @@ def main(argv):
         f()
     wall = {k: [] for k in calls}
     cpu = {k: [] for k in calls}
-    for _ in range(rounds):
-        for k, f in calls.items():
-            t, c = time.perf_counter(), time.process_time()
-            f()
-            cpu[k].append(time.process_time() - c)
-            wall[k].append(time.perf_counter() - t)
+    for r in range(rounds):
+        names = list(calls) if not block or r % 2 == 0 else list(calls)[::-1]
+        for k in names:
+            for j in range(block + 1 if block else 1):
+                t, c = time.perf_counter(), time.process_time()
+                calls[k]()
+                if j or not block:
+                    cpu[k].append(time.process_time() - c)
+                    wall[k].append(time.perf_counter() - t)
     for k in calls:
         print(f"{k:>12}: wall {statistics.median(wall[k]) * 1e3:9.1f} ms (min {min(wall[k]) * 1e3:8.1f})  "
               f"cpu {statistics.median(cpu[k]) * 1e3:9.1f} ms")

@@ -254,6 +254,52 @@ def test_levels_loop_switches_direction_and_chunks(monkeypatch):
     assert (cut.raw("depth") <= 5).all() and (cut.raw("depth") == 5).sum() == full.stats["frontier"][4]
 
 
+def test_prefetch_compiles_and_changes_nothing():
+    """dgraph.jit.prefetch in a compiled loop: any array and integer index, past the end included
+    (a prefetch never faults), and the loop's answer is the one without it."""
+    import numba
+
+    from dgraph.jit import prefetch
+
+    @numba.njit
+    def total(a, ahead):
+        s = a[0] * 0
+        for i in range(a.shape[0]):
+            prefetch(a, np.uint64(i + ahead))
+            prefetch(a, i + ahead)
+            s += a[i]
+        return s
+
+    for dt in (np.int32, np.int64, np.float64):
+        a = np.arange(1, 1001, dtype=dt)
+        assert total(a, 8) == total(a, 0) == a.sum()
+        assert total(a, 1 << 20) == a.sum()
+
+
+def test_packed_words_round_trip():
+    """cpu.pack / cpu.unpack: 0 is unvisited (a zeroed array is every vertex unvisited), the largest
+    depth and parent a packed graph can have survive, and packed() is pack's word."""
+    from dgraph.algorithms.bfs import cpu
+
+    rng = np.random.default_rng(3)
+    for pdt in (np.int32, np.int64):
+        labels = rng.integers(-1, 50, 1000).astype(np.int32)
+        parents = rng.integers(0, 1000, 1000).astype(pdt)
+        labels[:3] = [0, cpu.PACKED_MAX_N - 2, -1]
+        parents[:3] = [0, cpu.PACKED_MAX_N - 2, 5]
+        parents[labels < 0] = -1
+        word = np.empty(1000, np.int64)
+        cpu.pack(labels, parents, word)
+        assert (word[labels < 0] == 0).all() and (word[labels >= 0] > 0).all()
+        assert word[1] == cpu.packed(cpu.PACKED_MAX_N - 2, cpu.PACKED_MAX_N - 2)
+        got_l, got_p = np.empty_like(labels), np.empty_like(parents)
+        cpu.unpack(word, got_l, got_p)
+        np.testing.assert_array_equal(got_l, labels)
+        np.testing.assert_array_equal(got_p, parents)
+        cpu.unpack(np.zeros(4, np.int64), got_l[:4], got_p[:4])
+        assert got_l[:4].tolist() == got_p[:4].tolist() == [-1] * 4
+
+
 def test_levels_loop_leaves_huge_graphs_to_the_supersteps(monkeypatch):
     """A graph too large for the packed (depth, parent) words runs a superstep at a time, same answers."""
     from dgraph.algorithms.bfs import cpu

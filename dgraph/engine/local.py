@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from .. import startup
 from .program import StepContext
+from .records import Records, StepBatch
 
 _MANY = 1 << 30
 
 
 def run_local(program, shards, *, max_supersteps=None, on_step=None, sync=None):
-    """Run ``program`` over ``shards``; returns ``(per-shard results, stats records)``.
+    """Run ``program`` over ``shards``; returns ``(per-shard results, stats records)`` (the records a
+    :class:`~dgraph.engine.records.Records`: a batch returned as a ``StepBatch`` stays columns).
 
     ``on_step(record)`` is called after every superstep (progress display), also inside a
     ``run_steps`` batch whose program reports its supersteps as they end (``ctx.tick``);
@@ -31,7 +35,7 @@ def run_local(program, shards, *, max_supersteps=None, on_step=None, sync=None):
     p = len(shards)
     states = [program.init(s) for s in shards]
     report = program.initial_report(shards[0], states[0])
-    records = []
+    records = Records()
     step = 0
     while not program.converged(report, step):
         if max_supersteps is not None and step >= max_supersteps:
@@ -48,9 +52,16 @@ def run_local(program, shards, *, max_supersteps=None, on_step=None, sync=None):
             if sync is not None and not getattr(program, "steps_timed", False):
                 sync()
             spent = startup.seconds() - c0
-            for i, seconds in enumerate(_batch_times([t for _, t in batch], time.perf_counter() - t0, spent)):
+            columns = isinstance(batch, StepBatch)
+            times = _batch_times(batch.seconds if columns else [t for _, t in batch], time.perf_counter() - t0, spent)
+            if columns and not live and on_step is None:  # nobody saw them: their dicts are made when read
+                records.add_batch(step, batch, times)
+                step += len(batch)
+                report = batch.report(len(batch) - 1)
+                continue
+            for i, seconds in enumerate(times):
                 record = live[i] if i < len(live) else {"superstep": step}
-                record.update(batch[i][0], time_s=seconds)
+                record.update(batch[i][0], time_s=float(seconds))
                 records.append(record)
                 if on_step is not None and i >= len(live):
                     on_step(record)
@@ -91,10 +102,15 @@ def _batch_times(times, wall, spent):
     (the launch, the read back) on the first superstep, less the start-up ``spent`` inside the
     batch (kernels compiled or loaded).  A program that times its steps with
     :class:`dgraph.startup.Stopwatch` has left start-up out already; from one that has not, the
-    start-up comes off the first supersteps (where kernels load), none below zero.
+    start-up comes off the first supersteps (where kernels load), none below zero.  ``times`` a
+    list gives a list; a numpy array (a ``StepBatch``'s) gives a new array.
     """
-    out = list(times)
-    spare = wall - spent - sum(out)
+    if isinstance(times, np.ndarray):
+        out = np.array(times, dtype=np.float64)
+        spare = wall - spent - float(out.sum())
+    else:
+        out = list(times)
+        spare = wall - spent - sum(out)
     if spare >= 0:
         out[0] += spare
         return out

@@ -17,7 +17,9 @@ A Program is written once, per shard (see :mod:`dgraph.partition.shard`):
 - optionally ``run_steps(shard, state, ctx, limit) -> [(report, seconds), ...]``:
   several supersteps in one call, for the ``local`` executor on one shard
   (no exchange between them): a GPU runs the levels of a deep graph
-  without returning to the host.  None runs the ordinary superstep.
+  without returning to the host.  None runs the ordinary superstep.  The
+  list may be a :class:`dgraph.engine.records.StepBatch` (the reports as
+  columns), which the executor keeps as columns until the records are read.
   ``steps_timed``: its batches are timed by the program (see the attribute).
   ``ctx.tick(report, seconds)``, when the executor sets it, is for ``run_steps``
   to call as each superstep of a batch ends, so progress shows while the batch
@@ -91,7 +93,8 @@ class Program:
         raise NotImplementedError
 
     def run_steps(self, shard, state, ctx: StepContext, limit: int):
-        """Up to ``limit`` supersteps at once on a single shard: a list of (report, seconds), or None."""
+        """Up to ``limit`` supersteps at once on a single shard: a list of (report, seconds) (or a
+        :class:`~dgraph.engine.records.StepBatch`), or None."""
         return None
 
     def final_contribution(self, shard, state):

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..backend import to_numpy
 from ..errors import InputError
+from .records import Records
 
 
 def to_user_ids(values, labels):
@@ -64,7 +65,8 @@ class Result:
         self._cols = None if callable(columns) else dict(columns)
         self.vertex_columns = tuple(vertex_columns)
         self.missing = dict(missing or {})
-        self._stats = list(stats or [])
+        # the rows, as dicts; a Records from the executor keeps a batch's columns until they are read
+        self._stats = stats if isinstance(stats, Records) else Records(stats or [])
         self.params = dict(params or {})
         self.backend = backend
         self.run_time = run_time
@@ -164,7 +166,7 @@ class Result:
         """Per-superstep statistics as a pandas DataFrame."""
         import pandas as pd  # noqa: PLC0415
 
-        return pd.DataFrame(self._stats)
+        return pd.DataFrame(list(self._stats))
 
     @property
     def stats_records(self):

@@ -33,8 +33,8 @@ class Shard:
         xp = array_module(indptr)
         self.rows = rows if rows is not None else xp.empty(0, dtype=indices.dtype)
         self._csc = csc
-        self._graph = None  # the Graph a whole-graph shard views (its CSC edge ids are built on demand)
-        self.degree = degree
+        self._graph = None  # the Graph a whole-graph shard views (its CSC edge ids and degrees built on demand)
+        self._degree = degree
         self._local_of = None
         # where every partition's owned vertices sit: (bounds, order), see plan_layout
         self.layout = layout if layout is not None else (np.array([0, self.n], dtype=np.int64), None)
@@ -65,6 +65,26 @@ class Shard:
         """The only shard, holding every vertex as its rows in order (local row = vertex id): what the
         one-shard fast paths (``Program.run_steps``) need."""
         return self.num_parts == 1 and self.contiguous and self.row_base == 0 and self.num_rows == self.n
+
+    @property
+    def degree(self):
+        """The out-degree of every vertex of the graph (replicated on every shard).  A whole-graph
+        shard (:func:`whole_graph_shard`) makes it from its graph's CSR on first use: a run that never
+        reads it (BFS's CPU level loop) does not pay the pass, some 1 ms a million vertices."""
+        if self._degree is None and self._graph is not None:
+            self._degree = self._graph.out_degree()
+        return self._degree
+
+    @degree.setter
+    def degree(self, value):
+        self._degree = value
+
+    def out_degree_of(self, v) -> int:
+        """Vertex ``v``'s out-degree (a global id): off the CSR on a whole shard whose degree array
+        is not made yet (:attr:`degree`), without making it."""
+        if self._degree is None and self.whole:
+            return int(self.indptr[v + 1] - self.indptr[v])
+        return int(self.degree[v])
 
     def degree_sum(self) -> int:
         """The sum of the replicated degree array (the graph's arcs), read from the device once."""
@@ -126,7 +146,7 @@ class Shard:
         return cache.get(key)
 
     def nbytes(self) -> int:
-        arrays = [self.indptr, self.indices, self.weights, self.rows, self.degree]
+        arrays = [self.indptr, self.indices, self.weights, self.rows, self._degree]  # as made so far
         if self.directed and self._csc is not None:
             arrays += [a for a in self._csc if a is not None]
         return int(sum(a.nbytes for a in arrays if a is not None))
@@ -165,11 +185,12 @@ def plan_layout(plan, xp=np):
 
 
 def whole_graph_shard(G):
-    """The whole graph as one shard (what the local executor runs on with one partition)."""
+    """The whole graph as one shard (what the local executor runs on with one partition); its
+    :attr:`Shard.degree` is made on first use."""
     csc = G.csc(edge_ids=G._csc is not None and G._csc[2] is not None) if G.directed else None
     shard = Shard(part=0, num_parts=1, num_vertices=G.num_vertices, directed=G.directed, indptr=G.indptr,
-                  indices=G.indices, weights=G.weights, csc=csc, degree=G.out_degree())
-    shard._graph = G
+                  indices=G.indices, weights=G.weights, csc=csc)
+    shard._graph = G  # its degree array is made from G on first use (Shard.degree)
     return shard
 
 

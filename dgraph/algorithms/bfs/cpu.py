@@ -17,8 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...jit import inline, jit
+from ...jit import inline, jit, prefetch
 from . import kernels
+
+#: the push visit prefetches the row of the frontier vertex this many ahead, and the words of the
+#: targets of the one half as many ahead (:func:`_push_packed`)
+PREFETCH_AHEAD = 8
+#: ... the targets' words only of a vertex of at most this many edges (a hub's would crowd out the cache)
+PREFETCH_DEGREE = 32
 
 
 @inline
@@ -96,36 +102,56 @@ def visit_pull(cindptr, cindices, fmask, row_base, rows, labels, parents, level,
 
 @inline
 def _push_packed(indptr, indices, front, nf, word, level, out):
-    """:func:`_push` on a whole shard (row = vertex) over packed words ``word[v] = level << 32 | parent``
-    (-1: unvisited); the claimed degrees are read off ``indptr`` after the visit.
+    """:func:`_push` on a whole shard (row = vertex) over packed words ``word[v] = (level + 1) << 32 |
+    (parent + 1)`` (0: unvisited, see :func:`pack`); the claimed degrees are read off ``indptr`` after
+    the visit.
 
     One word a vertex: a visit reads and writes one cache line where the depth and parent arrays
     are two (the 1000x1000 grid's traversal, warm: 19.4 -> 12.2 ms with the pack and unpack
     passes, scipy's breadth_first_order 11.1).  Indexes through ``np.uint64``: numba checks every
     signed index for a negative (Python's wraparound), which cost the traversal a third.  The
     degree sum is a pass over the claimed vertices after the visit (their rows are read again by
-    the next level): 9 % less than reading them while claiming.
+    the next level): 9 % less than reading them while claiming.  A word claimed at an earlier level
+    is below this level's ``tag``, so ``mine < w`` alone says a larger frontier vertex claimed it
+    this level.
+
+    The visit is a chain of dependent reads a vertex (its id, its row bounds, its targets, their
+    words), most of them cache misses on a big graph; it prefetches the row of the frontier vertex
+    :data:`PREFETCH_AHEAD` ahead and the words of the one half as far ahead, so those misses
+    overlap (the 1000x1000 grid's traversal: about a fifth less time).
     """
     k = 0
     touched = 0
     one = np.uint64(1)
-    tag = np.int64(level) << 32
+    tag = np.int64(level + 1) << 32
+    half = PREFETCH_AHEAD // 2
     for i in range(nf):
+        j = i + PREFETCH_AHEAD
+        if j < nf:
+            prefetch(indices, np.uint64(indptr[np.uint64(front[j])]))
+        j = i + half
+        if j < nf:  # its row was asked for ``half`` vertices ago: now its targets' words
+            r = np.uint64(front[j])
+            lo = indptr[r]
+            hi = indptr[r + one]
+            if hi - lo <= PREFETCH_DEGREE:
+                for e in range(lo, hi):
+                    prefetch(word, np.uint64(indices[np.uint64(e)]))
         u = front[i]
         r = np.uint64(u)
         lo = indptr[r]
         hi = indptr[r + one]
         touched += hi - lo
-        mine = tag | np.int64(u)
+        mine = tag | np.int64(u + 1)
         for e in range(lo, hi):
             v = indices[np.uint64(e)]
             x = np.uint64(v)
             w = word[x]
-            if w < 0:
+            if w == 0:
                 word[x] = mine
                 out[k] = v
                 k += 1
-            elif mine < w and (w >> 32) == level:  # claimed this level by a larger frontier vertex
+            elif mine < w:  # claimed this level by a larger frontier vertex
                 word[x] = mine
     degsum = 0
     for i in range(k):
@@ -141,15 +167,15 @@ def _pull_packed(indptr, cindptr, cindices, fmask, word, level, out):
     touched = 0
     degsum = 0
     one = np.uint64(1)
-    tag = np.int64(level) << 32
+    tag = np.int64(level + 1) << 32
     for v in range(cindptr.shape[0] - 1):
         x = np.uint64(v)
-        if word[x] < 0:
+        if word[x] == 0:
             for e in range(cindptr[x], cindptr[x + one]):
                 touched += 1
                 u = cindices[np.uint64(e)]
                 if fmask[np.uint64(u)]:
-                    word[x] = tag | np.int64(u)
+                    word[x] = tag | np.int64(u + 1)
                     out[found] = v
                     found += 1
                     degsum += indptr[x + one] - indptr[x]
@@ -164,26 +190,33 @@ AUTO, ONLY_PUSH, ONLY_PULL = 0, 1, 2  #: the user's direction, as run_levels tak
 PACKED_MAX_N = 2**31
 
 
+def packed(depth, parent):
+    """One vertex's packed word (see :func:`pack`): the source's, ``packed(0, source)``."""
+    return (int(depth) + 1) << 32 | (int(parent) + 1)
+
+
 @jit
 def pack(labels, parents, word):
-    """word[v] = labels[v] << 32 | parents[v], or -1 where unvisited (labels[v] < 0)."""
+    """word[v] = (labels[v] + 1) << 32 | (parents[v] + 1), or 0 where unvisited (labels[v] < 0).
+
+    Zero for unvisited: the level loop's words start as ``np.zeros`` (fresh zero pages, no fill
+    pass), and :func:`unpack` is two subtractions a vertex with no branch (-1 where unvisited comes
+    out of them).
+    """
     for v in range(word.shape[0]):
         lab = labels[v]
-        word[v] = -1 if lab < 0 else (np.int64(lab) << 32) | np.int64(parents[v])
+        word[v] = 0 if lab < 0 else (np.int64(lab + 1) << 32) | np.int64(parents[v] + 1)
 
 
 @jit
 def unpack(word, labels, parents):
     """The inverse of :func:`pack`: every entry of the depth and parent arrays, -1 where unvisited."""
     mask = np.int64(0xFFFFFFFF)
+    one = np.int64(1)
     for v in range(word.shape[0]):
         w = word[v]
-        if w >= 0:
-            labels[v] = w >> 32
-            parents[v] = w & mask
-        else:
-            labels[v] = -1
-            parents[v] = -1
+        labels[v] = (w >> 32) - one
+        parents[v] = (w & mask) - one
 
 
 @jit
@@ -287,5 +320,5 @@ def pull(shard, st, m_f):
     return out[:k].copy(), int(touched), int(degsum)
 
 
-__all__ = ["visit_push", "visit_pull", "run_levels", "pack", "unpack", "PACKED_MAX_N", "warm_up", "push", "pull",
+__all__ = ["visit_push", "visit_pull", "run_levels", "pack", "packed", "unpack", "PACKED_MAX_N", "warm_up", "push", "pull",
            "PUSH", "PULL", "AUTO", "ONLY_PUSH", "ONLY_PULL"]

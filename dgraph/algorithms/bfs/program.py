@@ -149,9 +149,11 @@ class BFS(Program):
         if st.implementation == "cpu-numba+levels" and _packs(n):
             # the level loop's packed (depth, parent) words; the two arrays are made from them at the end
             # (or by the first superstep that runs without the loop): one pass, not a fill and a pass
+            from .cpu import packed  # noqa: PLC0415
+
             st.labels = st.parents = None
-            st.word = np.full(n, -1, dtype=np.int64)
-            st.word[self.source] = self.source
+            st.word = np.zeros(n, dtype=np.int64)  # 0: unvisited (cpu.pack), so no fill pass
+            st.word[self.source] = packed(0, self.source)
         else:
             st.labels = xp.full(n, -1, dtype=np.int32)
             st.parents = xp.full(n, st.unset, dtype=vdt)
@@ -161,7 +163,7 @@ class BFS(Program):
         st.level = 0
         # the unvisited edges: on a whole shard the sum of the out-degrees is its arc count (no pass)
         arcs = shard.num_arcs if shard.whole else shard.degree_sum()
-        st.m_u = arcs - int(shard.degree[self.source])
+        st.m_u = arcs - shard.out_degree_of(self.source)
         st.prev_nf = 0
         st.direction = "pull" if self.direction == "pull" else "push"
         st.out = None
@@ -186,7 +188,7 @@ class BFS(Program):
         return impl
 
     def initial_report(self, shard, st):
-        return {"frontier": 1, "frontier_edges": int(shard.degree[self.source])}
+        return {"frontier": 1, "frontier_edges": shard.out_degree_of(self.source)}
 
     def converged(self, report, step):
         return report.get("frontier", 0) == 0
