@@ -1,7 +1,7 @@
 """The ``tasks`` executor before and after a change, in one process: the empty superstep, interleaved.
 
 Usage: python3 benchmarks/tasks-ab.py [--before fcd3bf1] [--partitions 2 4] [--supersteps 50]
-       [--rounds 5] [--json FILE]
+       [--rounds 5] [--tuned-only] [--json FILE]
 
 ``--before`` names a commit of this repository; its dgraph/engine/tasks.py is copied into a
 temporary module (``_tasks_before``, imports made absolute) that the client and the workers import
@@ -9,8 +9,10 @@ temporary module (``_tasks_before``, imports made absolute) that the client and 
 ``dgraph.cluster.connect`` untuned (``tune=False``) and tuned: runs of the empty program
 (dgraph/engine/idle.py, rmat scale 10) under the before and the current executor, alternating,
 ``--rounds`` each after a warm-up; prints the median milliseconds a superstep (the whole run over
-its supersteps, as ``dgraph bench superstep``).  The box is shared and noisy: compare the columns
-of one line, not lines of different calls.
+its supersteps, as ``dgraph bench superstep``) and the CPU milliseconds a superstep that the
+worker processes and this one (client and scheduler) used together (psutil: user + system), the
+cost that does not depend on what else the box runs.  The box is shared and noisy: compare the
+columns of one line, not lines of different calls.
 """
 
 from __future__ import annotations
@@ -25,6 +27,13 @@ import sys
 import tempfile
 import time
 
+import psutil
+
+
+def _cpu(procs):
+    """CPU seconds (user + system) the processes have used so far."""
+    return sum(sum(pr.cpu_times()[:2]) for pr in procs)
+
 
 def load_before(commit):
     """The tasks module of ``commit`` as an importable module ``_tasks_before``."""
@@ -32,6 +41,7 @@ def load_before(commit):
                           check=True, cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
     src = subprocess.run(["git", "show", f"{commit}:dgraph/engine/tasks.py"], capture_output=True, text=True,
                          check=True, cwd=root).stdout
+    src = re.sub(r"from \.\. import", "from dgraph import", src)
     src = re.sub(r"from \.\.(\w+)", r"from dgraph.\1", src)
     src = re.sub(r"from \.(\w+)", r"from dgraph.engine.\1", src)
     src = src.replace('TOPIC = "dgraph-superstep"', 'TOPIC = "dgraph-superstep-before"')
@@ -50,6 +60,7 @@ def main(argv=None):
     ap.add_argument("--partitions", type=int, nargs="+", default=[2, 4])
     ap.add_argument("--supersteps", type=int, default=50)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--tuned-only", action="store_true", help="skip the untuned clusters")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     before = load_before(args.before)
@@ -72,27 +83,33 @@ def main(argv=None):
     print(f"empty superstep, executor tasks, ms a superstep (median of {args.rounds} runs of {args.supersteps})")
     try:
         for p in args.partitions:
-            for tune in (False, True):
+            for tune in (True,) if args.tuned_only else (False, True):
                 client = dgraph.cluster.connect(workers=p, dashboard=False, tune=tune)
                 try:
                     PG = G.partition(p, client=client)
+                    procs = [psutil.Process(pid) for pid in client.run(os.getpid).values()] + [psutil.Process()]
                     times = {name: [] for name in impls}
+                    cpu = {name: [] for name in impls}
                     for r in range(args.rounds + 1):
                         for name, fn in impls.items():
                             current.run_tasks = fn
+                            c0 = _cpu(procs)
                             t = time.perf_counter()
                             run_program(lambda ids: Idle(args.supersteps), PG, executor="tasks")
                             if r:  # the first round warms up
                                 times[name].append((time.perf_counter() - t) / args.supersteps * 1e3)
+                                cpu[name].append((_cpu(procs) - c0) / args.supersteps * 1e3)
                     current.run_tasks = real
                 finally:
                     dgraph.cluster.close()
                 line = {"partitions": p, "tuned": tune,
                         **{name: statistics.median(v) for name, v in times.items()},
-                        **{f"{name} min": min(v) for name, v in times.items()}}
+                        **{f"{name} min": min(v) for name, v in times.items()},
+                        **{f"{name} cpu": statistics.median(v) for name, v in cpu.items()}}
                 figs.append(line)
                 print(f"p={p} {'tuned  ' if tune else 'untuned'}  " + "  ".join(
-                    f"{name}: {statistics.median(v):7.2f} (min {min(v):.2f})" for name, v in times.items()), flush=True)
+                    f"{name}: {statistics.median(v):7.2f} (min {min(v):.2f}, cpu {statistics.median(cpu[name]):.2f})"
+                    for name, v in times.items()), flush=True)
     finally:
         current.run_tasks = real
     if args.json:

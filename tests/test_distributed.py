@@ -237,6 +237,41 @@ def test_issue24_3_tasks_feeds_each_superstep_while_the_run_goes_on(client):
     assert G.num_arcs // 2 > tasks.INLINE_ARCS  # the grid's shards ran in the workers' threads
 
 
+def _push_state(dask_worker):
+    """What the push plugin of this worker did, and what it still holds."""
+    plugin = dask_worker.plugins.get("dgraph-push")
+    held = [k for k in dask_worker.state.tasks if "superstep" in str(k) or "-send-" in str(k)]
+    return dict(plugin.counts), len(plugin.received), held
+
+
+def test_issue24_tasks_push_contributions_ahead_exact_and_released(client):
+    """Each superstep's contributions go to the workers that consume them as the producing task
+    returns (dgraph/engine/push.py): the consumers find them there instead of fetching, the answers
+    stay exact (p = 2, and p = 4 on 2 workers through a butterfly of fanout 2, whose select tasks
+    push too), and no pushed copy or task state is left on the workers once the runs are over."""
+    import time
+
+    G = dgraph.generate("rmat", scale=8, seed=5)
+    src = _source(G)
+    ref = dgraph.bfs(G, src)
+    before = {w: c for w, (c, _, _) in client.run(_push_state).items()} if all(
+        client.run(lambda dask_worker: "dgraph-push" in dask_worker.plugins).values()) else None
+    for p, kw in ((2, {}), (4, {"exchange": "butterfly", "fanout": 2})):
+        PG = G.partition(p, client=client)
+        r = dgraph.bfs(PG, src, executor="tasks", **kw)
+        _check_same(r, ref, f"push p={p}")
+        assert r.supersteps == ref.supersteps
+    after = client.run(_push_state)
+    for w, (counts, _, _) in after.items():
+        got = counts["received"] - (before[w]["received"] if before else 0)
+        assert got > 0, (w, counts)  # this worker was sent its peer's contributions, and kept them
+    deadline = time.monotonic() + 10
+    while any(n or held for _, n, held in client.run(_push_state).values()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = client.run(_push_state)
+    assert all(n == 0 and not held for _, n, held in left.values()), left
+
+
 def _raising_idle(supersteps):
     """The empty program, except that superstep 3 raises on partition 1 (an error of the program)."""
     from dgraph.engine.idle import Idle

@@ -11,9 +11,14 @@ only where a schedule needs them: a merge task per receiver for every round
 but the last (``bfs-merge-s7-r0-p3``), and a select task on a sender that
 forwards part of what it holds (``bfs-send-s7-r0-p3to1``).  At p = 2, and
 with all-to-all or a butterfly of fanout >= p - 1, a superstep is one task
-level: the contributions go from worker to worker as Dask dependencies (a
-direct fetch between the workers), and the scheduler sees one round trip a
-superstep, the floor of this executor.  The dashboard groups the keys by
+level: the contributions go from worker to worker as Dask dependencies, and
+the scheduler sees one round trip a superstep, the floor of this executor.
+A task whose output another worker consumes sends it there itself as it
+returns (:mod:`dgraph.engine.push`: the consumer finds it in memory instead
+of fetching it after the scheduler's round trip; ``PUSH = False`` turns that
+off).  A finished shard's output (its result columns) is never sent, and
+the steps submitted past the one that finishes are released as soon as the
+"final" report is read, before they can fetch it.  The dashboard groups the keys by
 name (``bfs-superstep``, ``bfs-merge``, ...: Dask's key_split, which drops
 any 8-letter word that starts like a hex token, the run's id among them).
 
@@ -79,6 +84,8 @@ from .program import StepContext
 TOPIC = "dgraph-superstep"
 #: shards of at most this many arcs run their supersteps on the worker's event loop
 INLINE_ARCS = 1 << 16
+#: contributions go to the workers that consume them as soon as they are made (dgraph/engine/push.py)
+PUSH = True
 
 
 # -- on the workers ---------------------------------------------------------------------------------
@@ -290,24 +297,45 @@ def _close_inbox(client, token):
 
 
 class _Graph:
-    """Tasks pinned to the run's workers, sent to the scheduler as one graph."""
+    """Tasks pinned to the run's workers, sent to the scheduler as one graph.  ``push``: the outputs
+    consumed on another worker go there as soon as they are in memory (:mod:`dgraph.engine.push`)."""
 
-    def __init__(self, workers, tag):
-        self.workers, self.tag = workers, tag
-        self.tasks = [{} for _ in workers]
+    def __init__(self, workers, tag, push=True):
+        self.workers, self.tag, self.push = workers, tag, push
+        self.specs = [{} for _ in workers]
+        self.consumers = {}  # key -> the addresses of the other workers that consume it
 
     def add(self, q, key, fn, *args):
-        from dask._task_spec import Task, TaskRef  # noqa: PLC0415
+        from dask._task_spec import TaskRef  # noqa: PLC0415
 
-        self.tasks[q][key] = Task(key, fn, *args)
+        self.specs[q][key] = (fn, args)
         return TaskRef(key)
+
+    def consumed(self, ref, q):
+        """Partition ``q``'s task consumes ``ref`` (a task of this graph)."""
+        for src, specs in enumerate(self.specs):
+            if ref.key in specs:
+                if self.workers[src] != self.workers[q]:
+                    self.consumers.setdefault(ref.key, set()).add(self.workers[q])
+                return
+
+    def _tasks(self, q):
+        from dask._task_spec import Task  # noqa: PLC0415
+
+        from .push import pushing  # noqa: PLC0415
+
+        out = {}
+        for key, (fn, args) in self.specs[q].items():
+            targets = self.consumers.get(key) if self.push else None
+            out[key] = Task(key, pushing, (key, tuple(sorted(targets))), fn, *args) if targets else Task(key, fn, *args)
+        return out
 
     def submit(self, client, refs):
         """Send the graph; -> futures of ``refs`` (the keys a later graph or the client reads)."""
         from dask.highlevelgraph import HighLevelGraph, MaterializedLayer  # noqa: PLC0415
 
-        layers = {f"{self.tag}-w{q}": MaterializedLayer(tasks, annotations={"workers": [self.workers[q]]})
-                  for q, tasks in enumerate(self.tasks) if tasks}
+        layers = {f"{self.tag}-w{q}": MaterializedLayer(self._tasks(q), annotations={"workers": [self.workers[q]]})
+                  for q, specs in enumerate(self.specs) if specs}
         graph = HighLevelGraph(layers, {name: set(layers) - {name} for name in layers})
         return client.get(graph, [r.key for r in refs], sync=False) if refs else []
 
@@ -356,8 +384,10 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             incoming = {dst: [] for dst in range(p)}
             for t in rnd:
                 whole = set(t.origins) == holds[t.src]
-                incoming[t.dst].append(held[t.src] if whole else g.add(
-                    t.src, f"{name}-send-{tag}-r{k}-p{t.src}to{t.dst}-{token}", _select, held[t.src], list(t.origins)))
+                ref = held[t.src] if whole else g.add(
+                    t.src, f"{name}-send-{tag}-r{k}-p{t.src}to{t.dst}-{token}", _select, held[t.src], list(t.origins))
+                g.consumed(ref, t.dst)
+                incoming[t.dst].append(ref)
             for t in rnd:
                 holds[t.dst] |= set(t.origins)
             last = k == len(schedule.rounds) - 1
@@ -369,6 +399,10 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
                         parts[q] = [held[q]]
         return parts
 
+    if PUSH:
+        from .push import install  # noqa: PLC0415
+
+        install(client)
     inbox = _open_inbox(client, token)
     ok = False
     try:
@@ -386,7 +420,7 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             nonlocal outs, received, links
             from dask._task_spec import TaskRef  # noqa: PLC0415
 
-            g = _Graph(workers, f"{name}-s{first}-{token}")
+            g = _Graph(workers, f"{name}-s{first}-{token}", push=PUSH)
             steps = []
             for step in range(first, first + count):
                 last = max_supersteps is not None and step >= max_supersteps
@@ -438,17 +472,25 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             return inbox.reports.pop(step)
 
         submitted = 0  # step tasks submitted
+        ending = False  # a "final" report read: limit is the step after the one that finishes
         step = 0       # the step task whose report is read next
         while True:
             while submitted - step < 2 * lookahead and (limit is None or submitted < limit):
                 count = lookahead if limit is None else min(lookahead, limit - submitted)
                 send(submitted, count)
                 submitted += count
+            if ending:  # the steps submitted past the one that finishes: released before they start
+                for k in [k for k in ahead if k >= limit]:
+                    del ahead[k]
+                links = []
             kind, rep = next_report(step)
             if kind == "done":
                 break
             if kind == "skip":  # cannot come before "done" (every shard's tasks follow the same reports)
                 raise RuntimeError(f"tasks executor: step {step} of {what} skipped before the run was done")
+            if kind == "final":  # the next step finishes the run: nothing after it is needed, and the
+                # "done" outputs (with the result columns) are not fetched by the steps after them
+                limit, ending = step + 2, True
             if step > 0:
                 record(step - 1, rep)
             ahead.pop(step)  # its outputs are let go once the next step has read them

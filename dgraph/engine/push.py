@@ -1,0 +1,169 @@
+"""Contributions sent ahead to the workers that will need them (the ``tasks`` executor, issue 24).
+
+A superstep task of the ``tasks`` executor depends on its peers' tasks of the superstep before:
+Dask runs it once the scheduler has heard that every input is in memory, and its worker then
+fetches each input held elsewhere (a ``get_data`` request to the peer, the data, an "OK": three
+messages, each a wake-up of a process).  That fetch was the largest part of an empty superstep
+(issue 24's breakdown).  This module takes it off the critical path and leaves the dataflow as
+it is: a task whose output other workers consume (the executor builds the graph, so it knows
+which) sends it to them itself, one message each, as it returns, while the scheduler is being
+told that the task finished.  The receiving worker puts it in memory under the task's key (Dask's
+own ``update_data`` event, as for a scatter), so when the consumer task arrives its input is
+already there and nothing is fetched.
+
+The scheduler is not told of these copies: its view stays the plain dataflow (the producer holds
+the key), and Dask keeps the final say.
+
+- A push that finds the key already known on the receiver (its fetch begun: the push came late)
+  is dropped; the fetch goes on as without this module.
+- A pushed copy is released on the receiver once a task there has used it and none still waits
+  for it, a batch every ``SWEEP_S`` seconds (its ``release-worker-data`` note to the scheduler is a no-op there);
+  one that no task used (a run that ended first) after ``UNUSED_S`` seconds.
+- A worker lost mid-run loses what the dataflow would have lost without the copies, and the
+  executor's retry (dgraph/engine/tasks.py) does the rest.
+
+:class:`Push` is a worker plugin (``name = "dgraph-push"``) that :func:`install` registers once a
+client; the executor wraps a task whose output has remote consumers in :func:`pushing`.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import time
+import weakref
+
+from distributed.diagnostics.plugin import WorkerPlugin
+
+#: the worker plugin's name, and the worker handler (comm op) that receives a pushed output
+NAME = "dgraph-push"
+OP = "dgraph_push"
+#: seconds between two releases of the pushed copies that were used
+SWEEP_S = 0.5
+#: a pushed copy no task used is released after this many seconds
+UNUSED_S = 60.0
+#: outputs of at most this many bytes (dask's sizeof) travel as one pickle (protocol 5); larger
+#: ones through Dask's serializers (zero-copy frames; CuPy: its device serializer)
+PICKLE_BYTES = 1 << 16
+
+logger = logging.getLogger(__name__)
+_INSTALLED = weakref.WeakKeyDictionary()
+_DONE = ("memory", "error", "released", "forgotten")
+
+
+def install(client):
+    """Register :class:`Push` on ``client``'s workers (once a client; workers that join later get it
+    from the scheduler)."""
+    if client not in _INSTALLED:
+        client.register_plugin(Push(), name=NAME)
+        _INSTALLED[client] = True
+
+
+async def pushing(push, fn, *args):
+    """Run the task ``fn(*args)`` (a coroutine function) and send its output to the workers of
+    ``push`` = (its own key, worker addresses), when it is a step's or a round's contribution
+    (``kind`` "step" or "final"): the finished shard's output ("done", which holds its result
+    columns) and the "skip" ones are never sent."""
+    out = await fn(*args)
+    if out.get("parts") is not None and out.get("kind") in ("step", "final"):
+        from distributed import get_worker  # noqa: PLC0415
+
+        plugin = get_worker().plugins.get(NAME)
+        if plugin is not None:
+            key, targets = push
+            plugin.send(key, out, targets)
+    return out
+
+
+class Push(WorkerPlugin):
+    """On a worker: sends the outputs tasks ask it to, and receives its peers' (see the module)."""
+
+    name = NAME
+
+    def __init__(self):
+        self.worker = None
+        self.received = {}  # key -> when it came (None once a task here has used it)
+        self.sweeper = None
+        self.counts = {"sent": 0, "received": 0, "late": 0, "released": 0}
+
+    def setup(self, worker):
+        from tornado.ioloop import PeriodicCallback  # noqa: PLC0415
+
+        self.worker = worker
+        self.received = {}
+        worker.handlers[OP] = self.receive
+        self.sweeper = PeriodicCallback(self.sweep, SWEEP_S * 1000)
+        self.sweeper.start()
+
+    def teardown(self, worker):
+        worker.handlers.pop(OP, None)
+        if self.sweeper is not None:
+            self.sweeper.stop()
+
+    def send(self, key, value, targets):
+        """``value`` (the output of task ``key``, returning now) to the workers at ``targets``."""
+        import asyncio  # noqa: PLC0415
+
+        from dask.sizeof import sizeof  # noqa: PLC0415
+
+        if sizeof(value) <= PICKLE_BYTES:
+            payload = {"pickled": pickle.dumps(value, protocol=5)}
+        else:
+            from distributed.protocol import to_serialize  # noqa: PLC0415
+
+            payload = {"value": to_serialize(value)}
+        for address in targets:
+            asyncio.ensure_future(self._send(address, {"op": OP, "key": key, "reply": False, **payload}))
+        self.counts["sent"] += len(targets)
+
+    async def _send(self, address, msg):
+        rpc = self.worker.rpc
+        try:
+            comm = await rpc.connect(address)
+            try:
+                await comm.write(msg, serializers=rpc.serializers)
+            finally:
+                rpc.reuse(address, comm)
+        except Exception as exc:  # noqa: BLE001 - the consumer fetches it instead
+            logger.debug("dgraph push of %s to %s failed: %s", msg["key"], address, exc)
+
+    def receive(self, key=None, pickled=None, value=None):
+        """A peer's output: in memory here under its key, unless this worker knows the key already."""
+        from distributed.worker_state_machine import UpdateDataEvent  # noqa: PLC0415
+
+        worker = self.worker
+        if key in worker.state.tasks:
+            self.counts["late"] += 1
+            return
+        if pickled is not None:
+            value = pickle.loads(pickled)
+        worker.handle_stimulus(UpdateDataEvent(data={key: value}, stimulus_id=f"dgraph-push-{time.time()}"))
+        self.received[key] = time.monotonic()
+        self.counts["received"] += 1
+
+    def transition(self, key, start, finish, **kwargs):
+        """A task here done: the pushed copies it used are marked used (``received`` -> None)."""
+        if finish == "memory" and start == "executing" and self.received:
+            ts = self.worker.state.tasks.get(key)
+            for dep in ts.dependencies if ts is not None else ():
+                if dep.key in self.received:
+                    self.received[dep.key] = None
+
+    def sweep(self):
+        """Release, in one event, the pushed copies every consumer here is done with (and the old
+        unused ones)."""
+        if not self.received:
+            return
+        from distributed.worker_state_machine import FreeKeysEvent  # noqa: PLC0415
+
+        tasks, now, free = self.worker.state.tasks, time.monotonic(), []
+        for key, since in list(self.received.items()):
+            ts = tasks.get(key)
+            if ts is None or ts.state != "memory":
+                del self.received[key]
+            elif all(d.state in _DONE for d in ts.dependents) and (since is None or now - since > UNUSED_S):
+                free.append(key)
+                del self.received[key]
+        if free:
+            self.counts["released"] += len(free)
+            self.worker.handle_stimulus(FreeKeysEvent(keys=free, stimulus_id=f"dgraph-push-release-{time.time()}"))
