@@ -37,9 +37,9 @@ core numbers.
 
 Implementations (chosen once by :func:`implementation`): that vectorized
 step is 'generic' (numpy or CuPy, any partitioning, the reference); one
-whole numpy shard on the local executor runs Batagelj and Zaversnik's O(m)
-bucket peeling in numba instead ('cpu-numba+bz': :mod:`.cpu` through
-:mod:`.solver`, one superstep), which gives the same numbers.
+whole numpy shard on the local executor runs the same peeling in numba, one
+vertex at a time in one thread ('cpu-numba+levels': :mod:`.cpu` through
+:mod:`.solver`, one superstep, O(m + n)), which gives the same numbers.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ from ...engine.program import Contribution, Program
 #: what :func:`implementation` may choose, and what each runs
 IMPLEMENTATIONS = {
     "generic": "vectorized peeling: frontier advance, degree decrements, filter (numpy or CuPy; the reference)",
-    "cpu-numba+bz": "numpy, one whole shard: Batagelj-Zaversnik bucket peeling in numba, O(m), one superstep",
+    "cpu-numba+levels": "numpy, one whole shard: level-by-level peeling in numba, one thread, O(m + n), one "
+                        "superstep",
 }
 
 
@@ -63,17 +64,17 @@ def implementation(backend, kernels, whole, local=True):
 
     ``backend``: 'numpy' or 'cupy'; ``kernels``: the user's 'fused' or 'generic'; ``whole``: one shard
     holding every vertex as its rows in order (:attr:`dgraph.partition.shard.Shard.whole`); ``local``:
-    the ``local`` executor runs it (only it calls ``Program.run_steps``).  The bucket peeling is
+    the ``local`` executor runs it (only it calls ``Program.run_steps``).  The numba peeling is
     sequential: it needs every vertex's edges in one place, so partitioned runs and CuPy peel by
     supersteps.
 
     >>> implementation("numpy", "fused", True), implementation("numpy", "fused", False)
-    ('cpu-numba+bz', 'generic')
+    ('cpu-numba+levels', 'generic')
     >>> implementation("cupy", "fused", True), implementation("numpy", "generic", True)
     ('generic', 'generic')
     """
     if kernels == "fused" and backend == "numpy" and whole and local:
-        return "cpu-numba+bz"
+        return "cpu-numba+levels"
     return "generic"
 
 
@@ -127,7 +128,7 @@ class CoreNumber(Program):
         if impl not in IMPLEMENTATIONS:
             raise ValueError(f"implementation={impl!r}: expected one of {', '.join(IMPLEMENTATIONS)}")
         st = {"impl": impl, "core": xp.full(shard.n, -1, dtype=np.int64)}
-        if impl == "cpu-numba+bz":
+        if impl == "cpu-numba+levels":
             return st
         st.update(deg=xp.zeros(shard.n, dtype=np.int64), alive=xp.ones(shard.n, dtype=bool),
                   frontier=xp.empty(0, dtype=np.int64), k=0, left=shard.n, ready=False)
@@ -141,7 +142,7 @@ class CoreNumber(Program):
         return report["left"] == report["frontier"]
 
     def run_steps(self, shard, st, ctx, limit):
-        """The bucket peeling of :mod:`.solver` ('cpu-numba+bz'); None (a superstep at a time) for
+        """The numba peeling of :mod:`.solver` ('cpu-numba+levels'); None (a superstep at a time) for
         'generic'."""
         from . import solver  # noqa: PLC0415
 

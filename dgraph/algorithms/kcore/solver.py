@@ -1,18 +1,20 @@
-"""The core decomposition's whole-shard solver: the numba bucket peeling in one call (``Program.run_steps``).
+"""The core decomposition's whole-shard solver: the numba peeling in one call (``Program.run_steps``).
 
-Chosen by :func:`~dgraph.algorithms.kcore.program.implementation` ('cpu-numba+bz'): one whole
+Chosen by :func:`~dgraph.algorithms.kcore.program.implementation` ('cpu-numba+levels'): one whole
 numpy shard (owned rows = every vertex, in order) on the local executor, where every vertex's
-edges are at hand, so the sequential O(m) peeling of :func:`~dgraph.algorithms.kcore.cpu.bz_cores`
+edges are at hand, so the sequential O(m + n) peeling of :func:`~dgraph.algorithms.kcore.cpu.peel_cores`
 replaces the supersteps.  It is recorded as one superstep.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def run_steps(program, shard, st, ctx, limit):
     """The whole peeling as one superstep of ``program`` (a :class:`~.program.CoreNumber`): a list of
     one (report, seconds), or None (a superstep at a time) for the 'generic' implementation."""
-    if st["impl"] != "cpu-numba+bz" or not shard.whole or limit < 1:
+    if st["impl"] != "cpu-numba+levels" or not shard.whole or limit < 1:
         return None
     from ... import startup  # noqa: PLC0415
     from . import cpu  # noqa: PLC0415
@@ -21,7 +23,10 @@ def run_steps(program, shard, st, ctx, limit):
     cindptr, cindices = shard.indptr, shard.indices
     if shard.directed:
         cindptr, cindices, _ = shard.csc(edge_ids=False)
-    top = cpu.bz_cores(shard.indptr, shard.indices, cindptr, cindices, shard.directed, st["core"])
+    graph = getattr(shard, "_graph", None)
+    loop_free = graph is not None and graph.known_self_loops() == 0   # the degrees without reading the rows
+    deg = np.empty(shard.n, dtype=cpu.degree_dtype(shard.num_arcs))
+    top = cpu.peel_cores(shard.indptr, shard.indices, cindptr, cindices, shard.directed, loop_free, deg, st["core"])
     edges = shard.num_arcs * (2 if shard.directed else 1)
     out = [({"k": int(top), "frontier": 0, "left": 0, "edges": int(edges)}, sw.lap())]
     if ctx.tick is not None:
