@@ -153,11 +153,25 @@ def plan_layout(plan, xp=np):
     return bounds, xp.asarray(order)
 
 
+def _whole_degree(G):
+    """``G.out_degree()``, kept on a numpy Graph (immutable) for its next whole-graph shard, read-only:
+    a run on a big graph otherwise spends a millisecond a million vertices making it again.  A CuPy
+    graph's is made each time (a device kernel; its memory stays free between runs)."""
+    if G.xp is not np:
+        return G.out_degree()
+    deg = G._cache.get("out_degree")
+    if deg is None:
+        deg = G.out_degree()
+        deg.flags.writeable = False
+        G._cache["out_degree"] = deg
+    return deg
+
+
 def whole_graph_shard(G):
     """The whole graph as one shard (what the local executor runs on with one partition)."""
     csc = G.csc(edge_ids=G._csc is not None and G._csc[2] is not None) if G.directed else None
     shard = Shard(part=0, num_parts=1, num_vertices=G.num_vertices, directed=G.directed, indptr=G.indptr,
-                  indices=G.indices, weights=G.weights, csc=csc, degree=G.out_degree())
+                  indices=G.indices, weights=G.weights, csc=csc, degree=_whole_degree(G))
     shard._graph = G
     return shard
 

@@ -113,8 +113,8 @@ class SCC(Program):
         if st.impl == "cpu-tarjan" and not shard.whole:
             raise ValueError("'cpu-tarjan' runs on one whole shard")  # a caller's bug, not bad input
         vdt = shard.indices.dtype
-        st.rows = shard.global_rows()
-        st.label = xp.full(shard.n, -1, dtype=vdt)
+        st.rows = None if st.impl == "cpu-tarjan" else shard.global_rows()   # (Tarjan needs no row ids)
+        st.label = xp.full(shard.n, -1, dtype=vdt)     # -1: not placed (what Tarjan's kernel starts from)
         st.color = st.visited = st.in_count = st.out_count = st.scratch = None
         st.removed = st.frontier = xp.empty(0, dtype=vdt)
         st.phase = "tarjan" if st.impl == "cpu-tarjan" else "init"
