@@ -63,6 +63,13 @@ class Graph:
             self._cache["self_loops"] = int(xp.count_nonzero(row_ids(self.indptr) == self.indices))
         return self._cache["self_loops"]
 
+    def memo(self, key, make):
+        """``make()``, made once for this graph and kept under ``key`` (a Graph is immutable): facts
+        about its arrays that runs reuse (a whole-graph shard's degrees, whether its rows are simple)."""
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
     def known_self_loops(self):
         """:attr:`num_self_loops` if it has been counted already (it is cached), else None: for code
         that can skip a scan of the arcs on a graph known to have no loops, without paying for the count."""

@@ -159,12 +159,13 @@ def _whole_degree(G):
     graph's is made each time (a device kernel; its memory stays free between runs)."""
     if G.xp is not np:
         return G.out_degree()
-    deg = G._cache.get("out_degree")
-    if deg is None:
+
+    def make():
         deg = G.out_degree()
         deg.flags.writeable = False
-        G._cache["out_degree"] = deg
-    return deg
+        return deg
+
+    return G.memo("out_degree", make)
 
 
 def whole_graph_shard(G):
