@@ -154,18 +154,14 @@ def plan_layout(plan, xp=np):
 
 
 def _whole_degree(G):
-    """``G.out_degree()``, kept on a numpy Graph (immutable) for its next whole-graph shard, read-only:
-    a run on a big graph otherwise spends a millisecond a million vertices making it again.  A CuPy
-    graph's is made each time (a device kernel; its memory stays free between runs)."""
+    """``G.out_degree()``, kept on a numpy Graph (immutable) for its next whole-graph shard: a run on
+    a big graph otherwise spends a millisecond a million vertices making it again.  Shards only read
+    their ``degree`` (it is not flagged read-only: numba would compile every kernel taking it again
+    for that type).  A CuPy graph's is made each time (a device kernel; its memory stays free
+    between runs)."""
     if G.xp is not np:
         return G.out_degree()
-
-    def make():
-        deg = G.out_degree()
-        deg.flags.writeable = False
-        return deg
-
-    return G.memo("out_degree", make)
+    return G.memo("out_degree", G.out_degree)
 
 
 def whole_graph_shard(G):
