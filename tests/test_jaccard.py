@@ -94,6 +94,63 @@ def test_pairs_match_networkx():
     assert checked >= 100
 
 
+def test_direct_pairs_equal_the_row_table(monkeypatch):
+    """A whole graph of simple rows (loops allowed) takes the CSR straight ('cpu.pair_coefficients'):
+    the same bits and the same records as the row-table path; repeated arcs take the table."""
+    from dgraph.algorithms.jaccard import cpu, program
+
+    calls = []
+    for name in ("pair_coefficients", "pair_coefficients_serial"):
+        real = getattr(cpu, name)
+        monkeypatch.setattr(cpu, name, lambda *a, real=real: calls.append(1) or real(*a))
+    rng = np.random.default_rng(8)
+    direct = 0
+    for name, kw in CASES[:50]:
+        G = dgraph.from_edges(**kw)
+        pairs = _pairs(G, rng)
+        del calls[:]
+        r = dgraph.jaccard(G, pairs)
+        assert len(calls) == (1 if len(pairs) else 0), name
+        direct += bool(calls)
+        with monkeypatch.context() as m:
+            m.setattr(program, "rows_simple", lambda shard: False)
+            t = dgraph.jaccard(G, pairs)
+        np.testing.assert_array_equal(to_numpy(r.jaccard), to_numpy(t.jaccard), err_msg=name)
+        cols = ["phase", "pairs", "checks"]
+        assert r.stats.reindex(columns=cols).fillna(0).values.tolist() == \
+            t.stats.reindex(columns=cols).fillna(0).values.tolist(), name
+    assert direct >= 40
+    M = dgraph.from_edges([0, 0, 1, 1], [1, 1, 2, 2], dedupe=False)   # 0-1 twice: the table path
+    del calls[:]
+    assert dgraph.jaccard(M, [(0, 2)]).jaccard.tolist() == [1.0] and not calls
+
+
+def test_direct_pairs_threads_and_marks():
+    """The direct kernel over the threads, in blocks, marking hubs that consecutive pairs share
+    (and merging or searching where that is cheaper): the same bits as the vectorized reference,
+    self loops and ``u == v`` pairs included."""
+    from dgraph.algorithms.jaccard import cpu
+
+    rng = np.random.default_rng(3)
+    R = dgraph.generate("rmat", scale=10, edgefactor=16, seed=4)
+    src, dst, _ = R.edges()
+    loops = rng.choice(R.num_vertices, 60, replace=False)
+    G = dgraph.from_edges(np.r_[src, loops], np.r_[dst, loops], num_vertices=R.num_vertices)
+    s, d, _ = G.edges()
+    order = np.lexsort((d, s))
+    pairs = np.column_stack([s[order], d[order]])                       # every edge, grouped by u
+    extra = rng.integers(0, G.num_vertices, (3000, 2))
+    extra[:500, 1] = extra[:500, 0]                                     # u == v
+    hubs = np.repeat(np.argsort(-G.out_degree())[:5], 400)              # hubs against many v, in runs
+    runs = np.column_stack([hubs, rng.integers(0, G.num_vertices, len(hubs))])
+    pairs = np.concatenate([pairs, extra, runs, runs[:, ::-1]])
+    assert len(pairs) > cpu.BLOCK * 4 and G.out_degree().max() >= 4 * cpu.STAMP_MIN
+    got = to_numpy(dgraph.jaccard(G, pairs).jaccard)
+    want = to_numpy(dgraph.jaccard(G, pairs, kernels="generic").jaccard)
+    np.testing.assert_array_equal(got, want)
+    assert (got > 0).sum() > len(pairs) // 4
+
+
 def test_all_pairs_match_networkx():
     checked = 0
     for i, (name, kw) in enumerate(CASES):

@@ -139,7 +139,7 @@ def test_deep_peeling_and_stats(backend):
     assert _cores(r).tolist() == [5] * 6 + [1, 1]
     assert r.stats["k"].tolist() == [1, 1, 5] and r.params["implementation"] == "generic"
     r = dgraph.core_number(G)
-    assert r.params["implementation"] == {"numpy": "cpu-numba+bz", "cupy": "gpu-peel"}[backend]
+    assert r.params["implementation"] == {"numpy": "cpu-numba+levels", "cupy": "gpu-peel"}[backend]
     assert r.supersteps == 1 and r.stats["k"].tolist() == [5] and _cores(r).tolist() == [5] * 6 + [1, 1]
 
 
@@ -161,7 +161,7 @@ def _gpu_peel_graphs():
 
 @pytest.mark.gpu
 def test_gpu_peel_matches_numpy():
-    """'gpu-peel' (one cooperative launch) against numpy's bucket peeling and CuPy's vectorized
+    """'gpu-peel' (one cooperative launch) against numpy's level-by-level peeling and CuPy's vectorized
     supersteps: the same core numbers, the same largest level, every arc scanned exactly once."""
     from dgraph.backend import gpu_available
 
@@ -202,19 +202,30 @@ def test_wide_sweep():
     assert checked == 800
 
 
-def test_bz_kernel_direct():
+def test_peel_kernel_direct():
+    """The kernel on its own: no vertices; a directed 3-cycle with a loop (the loop read and left out,
+    or skipped unread when the caller says there is none); level jumps over empty levels."""
     from dgraph.algorithms.kcore import cpu
 
-    empty = np.zeros(1, np.int64)
-    core = np.empty(0, np.int64)
-    assert cpu.bz_cores(empty, np.empty(0, np.int32), empty, np.empty(0, np.int32), False, core) == 0
+    def peel(indptr, indices, cindptr, cindices, directed, loop_free):
+        n = len(indptr) - 1
+        core = np.full(n, -7, np.int64)
+        deg = np.empty(n, cpu.degree_dtype(len(indices)))
+        top = cpu.peel_cores(np.asarray(indptr, np.int64), np.asarray(indices, np.int32),
+                             np.asarray(cindptr, np.int64), np.asarray(cindices, np.int32), directed, loop_free,
+                             deg, core)
+        return top, core.tolist()
+
+    assert peel([0], [], [0], [], False, False) == (0, [])
     # a directed 3-cycle 0 -> 1 -> 2 -> 0 plus a loop on 0: in + out = 2 each, the loop left out
-    indptr = np.array([0, 2, 3, 4])
-    indices = np.array([0, 1, 2, 0], np.int32)
-    cindptr = np.array([0, 2, 3, 4])
-    cindices = np.array([0, 2, 0, 1], np.int32)
-    core = np.empty(3, np.int64)
-    assert cpu.bz_cores(indptr, indices, cindptr, cindices, True, core) == 2 and core.tolist() == [2, 2, 2]
+    cycle = ([0, 2, 3, 4], [0, 1, 2, 0], [0, 2, 3, 4], [0, 2, 0, 1])
+    assert peel(*cycle, True, False) == (2, [2, 2, 2])
+    assert peel([0, 1], [0], [0, 1], [0], False, False) == (0, [0])   # one vertex, a loop
+    assert peel([0, 1], [0], [0, 1], [0], False, True) == (1, [1])    # told "no loops": its arc counts, unread
+    # K5 (core 4) beside an isolated vertex and a K2: levels 0, 1, then a jump to 4
+    G = dgraph.from_edges([0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 6], [1, 2, 3, 4, 2, 3, 4, 3, 4, 4, 7], num_vertices=8)
+    assert peel(G.indptr, G.indices, G.indptr, G.indices, False, True) == (4, [4, 4, 4, 4, 4, 0, 1, 1])
+    assert cpu.degree_dtype(2**30 - 1) == np.int32 and cpu.degree_dtype(2**30) == np.int64
 
 
 # -- k_core -----------------------------------------------------------------------------------------

@@ -63,6 +63,18 @@ class Graph:
             self._cache["self_loops"] = int(xp.count_nonzero(row_ids(self.indptr) == self.indices))
         return self._cache["self_loops"]
 
+    def memo(self, key, make):
+        """``make()``, made once for this graph and kept under ``key`` (a Graph is immutable): facts
+        about its arrays that runs reuse (a whole-graph shard's degrees, whether its rows are simple)."""
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def known_self_loops(self):
+        """:attr:`num_self_loops` if it has been counted already (it is cached), else None: for code
+        that can skip a scan of the arcs on a graph known to have no loops, without paying for the count."""
+        return self._cache.get("self_loops")
+
     @property
     def num_edges(self) -> int:
         """Edges as the user sees them: undirected edges are counted once (NetworkX's meaning)."""
@@ -180,7 +192,11 @@ class Graph:
         return self if not self.directed else self._rebuild(directed=False)
 
     def drop_self_loops(self) -> "Graph":
-        return self if self.num_self_loops == 0 else self._rebuild(self_loops=False)
+        if self.num_self_loops == 0:
+            return self
+        g = self._rebuild(self_loops=False)
+        g._cache["self_loops"] = 0
+        return g
 
     def subgraph(self, vertices, name=None):
         """The subgraph induced by ``vertices`` (user ids, or a boolean mask over ``self.vertex_ids()``

@@ -848,7 +848,7 @@ def _tarjan(G, want_order=True):
     from ..algorithms.scc import cpu  # noqa: PLC0415
 
     n = G.n
-    label = np.empty(n, dtype=np.int64)
+    label = np.full(n, -1, dtype=np.int64)
     emitted = np.empty(n if want_order else 0, dtype=np.int64)
     count = int(cpu.tarjan_labels(G.indptr, G.indices.astype(np.int64, copy=False), label, emitted))
     return label, count, emitted[:count]

@@ -72,7 +72,7 @@ class Shard:
         shard (:func:`whole_graph_shard`) makes it from its graph's CSR on first use: a run that never
         reads it (BFS's CPU level loop) does not pay the pass, some 1 ms a million vertices."""
         if self._degree is None and self._graph is not None:
-            self._degree = self._graph.out_degree()
+            self._degree = _whole_degree(self._graph)
         return self._degree
 
     @degree.setter
@@ -184,13 +184,24 @@ def plan_layout(plan, xp=np):
     return bounds, xp.asarray(order)
 
 
+def _whole_degree(G):
+    """``G.out_degree()``, kept on a numpy Graph (immutable) for its next whole-graph shard: a run on
+    a big graph otherwise spends a millisecond a million vertices making it again.  Shards only read
+    their ``degree`` (it is not flagged read-only: numba would compile every kernel taking it again
+    for that type).  A CuPy graph's is made each time (a device kernel; its memory stays free
+    between runs)."""
+    if G.xp is not np:
+        return G.out_degree()
+    return G.memo("out_degree", G.out_degree)
+
+
 def whole_graph_shard(G):
     """The whole graph as one shard (what the local executor runs on with one partition); its
     :attr:`Shard.degree` is made on first use."""
     csc = G.csc(edge_ids=G._csc is not None and G._csc[2] is not None) if G.directed else None
     shard = Shard(part=0, num_parts=1, num_vertices=G.num_vertices, directed=G.directed, indptr=G.indptr,
                   indices=G.indices, weights=G.weights, csc=csc)
-    shard._graph = G  # its degree array is made from G on first use (Shard.degree)
+    shard._graph = G  # its degree array is made from G on first use (Shard.degree, _whole_degree)
     return shard
 
 

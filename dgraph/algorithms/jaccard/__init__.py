@@ -34,7 +34,10 @@ def implementation(backend, one_whole_shard, kernels, all_pairs=False):
     - ``"generic"``: ``kernels="generic"``, or CuPy: the vectorized kernels of :mod:`.kernels`
       (expanded lookups with ``searchsorted``; two-hop paths sorted and counted), the reference.
     - ``"cpu-numba"``: ``kernels="fused"`` on numpy: the numba kernels of :mod:`.cpu` (sorted-row
-      merges; two-hop counts with a stamp array per thread), over the CPU's threads.
+      merges; two-hop counts with a stamp array per thread), over the CPU's threads.  Given pairs on
+      one whole graph whose rows hold no repeated arc (checked once a graph), the pairs are read
+      straight off the CSR (:func:`.cpu.pair_coefficients`: no row table, a hub shared by
+      consecutive pairs marked once).
     - ``"+one-shard"``: all pairs (``pairs=None``) on one whole shard run by the ``local`` executor:
       :class:`.solver.OneShard` builds the row table once and lists each chunk from it; otherwise
       each chunk is a run of :class:`TwoHopProgram`.

@@ -12,6 +12,9 @@ Rows are *simple rows* ``S(v)``: the distinct neighbors of ``v`` other than
   sorted rows (a binary search of the shorter row in the longer one when
   their lengths differ by more than ``GALLOP`` times), and whether ``v`` is
   in ``S(u)``;
+- :func:`pair_coefficients`: the coefficients of pairs of one whole graph straight from its CSR
+  (rows sorted, no repeated arc: :func:`rows_sorted_distinct`), with no row table, and a mark
+  array per thread for a ``u`` that consecutive pairs share;
 - :func:`two_hop_count` / :func:`two_hop_emit`: per row ``u``, the vertices
   ``w > u`` at distance exactly two (reached through a neighbor, not
   adjacent): how many, then which, with their coefficients.
@@ -26,11 +29,16 @@ import types
 import numpy as np
 from numba import prange
 
+from ...jit import inline as _inline
 from ...jit import jit as _jit
 from ...jit import pjit as _pjit
 
 #: a shorter row is searched in the longer one (not merged) past this length ratio
 GALLOP = 16
+#: pair_coefficients marks a ``u`` of at least this many neighbors that the next pair shares
+STAMP_MIN = 32
+#: pair_coefficients hands its pairs to the threads in blocks of this many
+BLOCK = 1024
 
 
 def _pair_common(tptr, tnbr, ru, rv, v, common, adj):
@@ -72,6 +80,117 @@ def _pair_common(tptr, tnbr, ru, rv, v, common, adj):
                 else:
                     f += 1
         common[i] = c
+
+
+@_inline
+def _member(indices, a0, a1, x):
+    """1 when ``x`` is in the sorted ``indices[a0:a1]``, else 0."""
+    k = a0 + np.searchsorted(indices[a0:a1], x)
+    return 1 if k < a1 and indices[k] == x else 0
+
+
+def _pair_coefficients(indptr, indices, pu, pv, marks, out):
+    """``out[i]``: the coefficient of ``(pu[i], pv[i])`` straight from a CSR whose rows are sorted and
+    hold no repeats (a row may hold its own vertex: a self loop).  Returns the sum of
+    ``min(|S(u)|, |S(v)|)`` (the ``checks`` a pair run reports).
+
+    With no repeats, ``|N(v)|`` is the row's length, self loop included; ``S(v)`` is the row less
+    ``v``.  ``|N(u) & N(v)|`` is counted whole, then ``u`` and ``v`` taken out where both rows hold
+    them, which leaves ``|S(u) & S(v)|``; then the same integers and the same float64 division as
+    :func:`.kernels.coefficients`.  The count is the cheapest of: a merge of the two rows, a binary
+    search of the shorter in the longer (past ``GALLOP`` times longer), or, while consecutive pairs
+    share their ``u`` of ``STAMP_MIN`` or more neighbors (link prediction's usual query: a vertex's
+    candidates in a row), one read a neighbor of ``v`` in ``u``'s marks (``marks``: (threads, n)
+    uint8 zeros, each thread's own, left zero).  Pairs go to the threads in blocks of ``BLOCK``.
+    """
+    T = marks.shape[0]
+    P = pu.shape[0]
+    checks = 0
+    for t in prange(T):
+        mk = marks[t]
+        mine = 0
+        for i0 in range(t * BLOCK, P, T * BLOCK):
+            i1 = min(P, i0 + BLOCK)
+            marked = -1
+            for i in range(i0, i1):
+                u = pu[i]
+                v = pv[i]
+                a0 = indptr[u]
+                a1 = indptr[u + 1]
+                b0 = indptr[v]
+                b1 = indptr[v + 1]
+                lu = _member(indices, a0, a1, u)
+                va = _member(indices, a0, a1, v)
+                lv = _member(indices, b0, b1, v)
+                ub = _member(indices, b0, b1, u)
+                du = a1 - a0
+                dv = b1 - b0
+                mine += min(du - lu, dv - lv)
+                if marked != u and du >= STAMP_MIN and i + 1 < i1 and pu[i + 1] == u:
+                    if marked >= 0:
+                        for e in range(indptr[marked], indptr[marked + 1]):
+                            mk[indices[e]] = 0
+                    for e in range(a0, a1):
+                        mk[indices[e]] = 1
+                    marked = u
+                if du <= dv:
+                    s0, s1, l0, l1 = a0, a1, b0, b1
+                else:
+                    s0, s1, l0, l1 = b0, b1, a0, a1
+                short = s1 - s0
+                gallop = short * GALLOP < l1 - l0
+                c = 0
+                if marked == u and dv <= (short * 8 if gallop else du + dv):
+                    for f in range(b0, b1):
+                        c += mk[indices[f]]
+                elif gallop:
+                    lo = l0
+                    for e in range(s0, s1):
+                        x = indices[e]
+                        lo = lo + np.searchsorted(indices[lo:l1], x)
+                        if lo >= l1:
+                            break
+                        if indices[lo] == x:
+                            c += 1
+                else:
+                    e = s0
+                    f = l0
+                    while e < s1 and f < l1:
+                        x = indices[e]
+                        y = indices[f]
+                        if x == y:
+                            c += 1
+                            e += 1
+                            f += 1
+                        elif x < y:
+                            e += 1
+                        else:
+                            f += 1
+                c -= lu * ub                   # u in both rows (a loop on u, and v -> u)
+                if u != v:
+                    c -= va * lv               # v in both rows
+                    union = du + dv - (c + va * (lu + lv))
+                else:
+                    union = du
+                out[i] = np.float64(c) / np.float64(union) if union > 0 else 0.0
+            if marked >= 0:
+                for e in range(indptr[marked], indptr[marked + 1]):
+                    mk[indices[e]] = 0
+        checks += mine
+    return checks
+
+
+def _rows_sorted_distinct(indptr, indices):
+    """Whether every row of the CSR is strictly increasing (sorted, no repeated arc).  A row's
+    failures are counted, not searched for (a loop without an exit, which the compiler vectorizes)."""
+    n = indptr.shape[0] - 1
+    for v in range(n):
+        bad = 0
+        for e in range(indptr[v] + 1, indptr[v + 1]):
+            bad += indices[e] <= indices[e - 1]
+        if bad:
+            return False
+    return True
 
 
 def _two_hop_count(tptr, tnbr, where, urows, ugid, stamp, counts):
@@ -151,6 +270,8 @@ def _two_hop_emit(tptr, tnbr, where, urows, ugid, degree, offsets, stamp, cnt, o
 
 #: the kernels over the CPU's threads, and the same code in one thread (work too small to wake them up)
 pair_common = _pjit(_pair_common)
+pair_coefficients = _pjit(_pair_coefficients)
+rows_sorted_distinct = _jit(_rows_sorted_distinct)
 two_hop_count = _pjit(_two_hop_count)
 two_hop_emit = _pjit(_two_hop_emit)
 
@@ -164,6 +285,7 @@ def _serial(fn):
 
 
 pair_common_serial = _serial(_pair_common)
+pair_coefficients_serial = _serial(_pair_coefficients)
 two_hop_count_serial = _serial(_two_hop_count)
 two_hop_emit_serial = _serial(_two_hop_emit)
 
@@ -176,4 +298,5 @@ def kernel(name, arcs):
     return globals()[name + ("_serial" if arcs < SERIAL_ARCS else "")]
 
 
-__all__ = ["pair_common", "two_hop_count", "two_hop_emit", "kernel", "GALLOP", "SERIAL_ARCS"]
+__all__ = ["pair_common", "pair_coefficients", "rows_sorted_distinct", "two_hop_count", "two_hop_emit", "kernel",
+           "GALLOP", "STAMP_MIN", "BLOCK", "SERIAL_ARCS"]

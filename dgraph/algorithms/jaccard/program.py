@@ -20,6 +20,11 @@ repeats) and a self-loop flag, in a row table (:mod:`.kernels`).
    the numba merge, or the vectorized lookup), and the coefficient; the values
    go to shard 0, which holds the answer (``replicated_result``).
 
+One whole numpy shard ('cpu-numba', the local executor) whose rows hold no
+repeated arc skips the row table: ``run_steps`` reads the pairs' rows off the
+CSR itself (:func:`.cpu.pair_coefficients`) and reports the same two
+supersteps (nothing sent, the same ``checks``).
+
 :class:`TwoHopProgram`, two supersteps, for the rows ``u`` of a window
 ``[lo, hi)`` of vertex ids (all of them when counting):
 
@@ -133,6 +138,27 @@ def _empty(xp):
     return xp.zeros(0, dtype=np.int64)
 
 
+def rows_simple(shard):
+    """Whether a whole numpy shard's rows are sorted with no repeated arc (a self loop allowed): what
+    :func:`.cpu.pair_coefficients` reads the CSR as.  Checked once a graph (one pass over the arcs)
+    and kept with it."""
+    graph = getattr(shard, "_graph", None)
+    if graph is None or shard.xp is not np:
+        return False
+    from . import cpu  # noqa: PLC0415
+
+    return graph.memo("rows_sorted_distinct", lambda: bool(cpu.rows_sorted_distinct(graph.indptr, graph.indices)))
+
+
+def _pair_arcs(indptr, pu, pv):
+    """The arcs the pairs' rows hold (at least one a pair): enough to choose serial or threaded."""
+    from .cpu import SERIAL_ARCS  # noqa: PLC0415
+
+    if len(pu) >= SERIAL_ARCS:
+        return len(pu)
+    return int((indptr[pu + 1] - indptr[pu]).sum() + (indptr[pv + 1] - indptr[pv]).sum()) + len(pu)
+
+
 class PairsProgram(Program):
     """The coefficient of every given pair (internal ids, an int64 (P, 2) numpy array); shard 0 ends
     with column ``jaccard``, one value per pair in the given order."""
@@ -146,6 +172,11 @@ class PairsProgram(Program):
         self.implementation = implementation
 
     def init(self, shard):
+        if self.implementation == "cpu-numba" and shard.whole and rows_simple(shard):
+            return {"direct": True}            # run_steps: the coefficients straight from the CSR
+        return self._state(shard)
+
+    def _state(self, shard):
         xp = shard.xp
         pairs = to_backend(self.pairs, xp)
         pu, pv = xp.ascontiguousarray(pairs[:, 0]), xp.ascontiguousarray(pairs[:, 1])
@@ -171,7 +202,39 @@ class PairsProgram(Program):
     def converged(self, report, step):
         return step >= 2
 
+    def run_steps(self, shard, st, ctx, limit):
+        """One whole numpy shard of simple rows: both supersteps at once, from the CSR itself
+        (:func:`.cpu.pair_coefficients`: no row table, nothing sent); None otherwise."""
+        if not st.get("direct") or limit < len(PHASES):
+            return None
+        from ... import startup  # noqa: PLC0415
+        from ...backend.device_memory import require_host  # noqa: PLC0415
+        from ...jit import num_threads  # noqa: PLC0415
+        from . import cpu  # noqa: PLC0415
+
+        sw = startup.Stopwatch()
+        rows = {"phase": PHASES[0], "rows_sent": 0, "arcs_sent": 0}
+        out = [(rows, sw.lap())]
+        if ctx.tick is not None:
+            ctx.tick(*out[-1])
+        pu, pv = (np.ascontiguousarray(self.pairs[:, k]) for k in (0, 1))
+        st["out"] = np.empty(len(pu), dtype=np.float64)
+        checks = 0
+        if len(pu):
+            arcs = _pair_arcs(shard.indptr, pu, pv)
+            T = num_threads() if arcs >= cpu.SERIAL_ARCS else 1
+            require_host(T * shard.n, f"jaccard: the marks of {T} thread(s) over {shard.n:,} vertices")
+            marks = np.zeros((T, max(shard.n, 1)), dtype=np.uint8)
+            checks = cpu.kernel("pair_coefficients", arcs)(shard.indptr, shard.indices, pu, pv, marks, st["out"])
+        out.append(({"phase": PHASES[1], "pairs": len(pu), "checks": int(checks)}, sw.lap()))
+        if ctx.tick is not None:
+            ctx.tick(*out[-1])
+        return out
+
     def superstep(self, shard, st, ctx):
+        if st.get("direct"):                   # run one superstep at a time: the row-table path after all
+            st.clear()
+            st.update(self._state(shard))
         if ctx.step == 0:
             return _rows_contribution(shard.xp, st["own"], st["exports"])
         return self._intersect(shard, st)

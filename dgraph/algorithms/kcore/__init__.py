@@ -3,10 +3,10 @@
 - ``program.py``: the BSP Program (peeling with a frontier of vertices whose degree fell to the
   level: Gunrock's filter + advance; the reference, with why the numbers are right) and
   :func:`implementation`, the one place that decides which code runs;
-- ``cpu.py``: Batagelj and Zaversnik's O(m) bucket peeling in numba;
+- ``cpu.py``: the same peeling, level by level in one thread, in numba (O(m + n));
 - ``gpu.py`` + ``peel.cu``: the Program's peeling in one cooperative CUDA launch;
-- ``solver.py``: either as the whole run of one whole shard (numpy: the bucket peeling; CuPy: the
-  one launch).
+- ``solver.py``: either as the whole run of one whole shard (numpy: the level-by-level peeling;
+  CuPy: the one launch).
 
 Partitioned CuPy graphs run the vectorized step.
 """
@@ -43,12 +43,12 @@ def core_number(G, *, self_loops="raise", kernels="fused", backend=None, executo
         NetworkX refuses such a graph too) or 'ignore' (the core numbers of
         the graph without them: a loop adds nothing to a vertex's degree).
     kernels : {'fused', 'generic'}
-        'fused' (the default): a whole graph on the numpy backend runs
-        Batagelj and Zaversnik's O(m) bucket peeling in numba, in one
-        superstep; on CuPy, the peeling's every level and round in one
-        cooperative CUDA launch ('gpu-peel'), one superstep (partitioned
-        graphs peel by supersteps either way); 'generic': the peeling
-        supersteps everywhere, the reference.  Same core numbers either way.
+        'fused' (the default): a whole graph on the numpy backend peels
+        level by level in numba, one thread, O(m + n), in one superstep; on
+        CuPy, the peeling's every level and round in one cooperative CUDA
+        launch ('gpu-peel'), one superstep (partitioned graphs peel by
+        supersteps either way); 'generic': the peeling supersteps
+        everywhere, the reference.  Same core numbers either way.
     backend, executor, exchange, fanout, transport, on_step, progress
         As in :func:`dgraph.bfs`.
 
@@ -80,9 +80,12 @@ def core_number(G, *, self_loops="raise", kernels="fused", backend=None, executo
     PPoPP 2016): remove the frontier, advance to its neighbors and lower
     their degrees, filter those whose degree fell to the level into the
     next frontier; raise the level when the frontier empties
-    (:mod:`dgraph.algorithms.kcore.program`).  The one-shard CPU path is
-    V. Batagelj and M. Zaversnik, "An O(m) Algorithm for Cores
-    Decomposition of Networks" (2003), as NetworkX runs it.
+    (:mod:`dgraph.algorithms.kcore.program`).  The one-shard CPU path
+    peels the same levels in one thread with a compacted list of the
+    vertices left (Kabir and Madduri's PKC, "Parallel k-core decomposition
+    on multicore platforms", IPDPSW 2017), where NetworkX runs Batagelj
+    and Zaversnik's bucket peeling ("An O(m) Algorithm for Cores
+    Decomposition of Networks", 2003).
 
     Examples
     --------
@@ -92,7 +95,7 @@ def core_number(G, *, self_loops="raise", kernels="fused", backend=None, executo
     >>> r.core.tolist()
     [2, 2, 2, 1, 1]
     >>> r.params["implementation"], dgraph.core_number(G, kernels="generic").params["implementation"]
-    ('cpu-numba+bz', 'generic')
+    ('cpu-numba+levels', 'generic')
     >>> dgraph.core_number(dgraph.from_edges([0, 0, 1], [0, 1, 2]), self_loops="ignore").core.tolist()   # a loop on 0
     [1, 1, 1]
     """

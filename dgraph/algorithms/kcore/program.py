@@ -37,11 +37,11 @@ core numbers.
 
 Implementations (chosen once by :func:`implementation`): that vectorized
 step is 'generic' (numpy or CuPy, any partitioning, the reference); one
-whole numpy shard on the local executor runs Batagelj and Zaversnik's O(m)
-bucket peeling in numba instead ('cpu-numba+bz': :mod:`.cpu` through
-:mod:`.solver`, one superstep), and one whole CuPy shard there runs the
-peeling above, every level and round in one cooperative CUDA launch
-('gpu-peel': :mod:`.gpu`, one superstep); both give the same numbers.
+whole numpy shard on the local executor runs the same peeling in numba, one
+vertex at a time in one thread ('cpu-numba+levels': :mod:`.cpu` through
+:mod:`.solver`, one superstep, O(m + n)), and one whole CuPy shard there runs
+the peeling above, every level and round in one cooperative CUDA launch
+('gpu-peel': :mod:`.gpu`, one superstep); all give the same numbers.
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ from ...engine.program import Contribution, Program
 #: what :func:`implementation` may choose, and what each runs
 IMPLEMENTATIONS = {
     "generic": "vectorized peeling: frontier advance, degree decrements, filter (numpy or CuPy; the reference)",
-    "cpu-numba+bz": "numpy, one whole shard: Batagelj-Zaversnik bucket peeling in numba, O(m), one superstep",
+    "cpu-numba+levels": "numpy, one whole shard: level-by-level peeling in numba, one thread, O(m + n), one "
+                        "superstep",
     "gpu-peel": "CuPy, one whole shard: the same peeling, every level and round in one cooperative CUDA launch "
                 "(gpu.py, peel.cu), one superstep",
 }
@@ -67,17 +68,17 @@ def implementation(backend, kernels, whole, local=True):
 
     ``backend``: 'numpy' or 'cupy'; ``kernels``: the user's 'fused' or 'generic'; ``whole``: one shard
     holding every vertex as its rows in order (:attr:`dgraph.partition.shard.Shard.whole`); ``local``:
-    the ``local`` executor runs it (only it calls ``Program.run_steps``).  The bucket peeling and
+    the ``local`` executor runs it (only it calls ``Program.run_steps``).  The numba peeling and
     the one-launch GPU peeling need every vertex's edges in one place, so partitioned runs peel by
     supersteps.
 
     >>> implementation("numpy", "fused", True), implementation("numpy", "fused", False)
-    ('cpu-numba+bz', 'generic')
+    ('cpu-numba+levels', 'generic')
     >>> implementation("cupy", "fused", True), implementation("numpy", "generic", True)
     ('gpu-peel', 'generic')
     """
     if kernels == "fused" and whole and local:
-        return "cpu-numba+bz" if backend == "numpy" else "gpu-peel"
+        return "cpu-numba+levels" if backend == "numpy" else "gpu-peel"
     return "generic"
 
 
@@ -145,8 +146,8 @@ class CoreNumber(Program):
         return report["left"] == report["frontier"]
 
     def run_steps(self, shard, st, ctx, limit):
-        """The whole-shard peeling of :mod:`.solver` ('cpu-numba+bz', 'gpu-peel'); None (a superstep at
-        a time) for 'generic'."""
+        """The whole-shard peeling of :mod:`.solver` ('cpu-numba+levels', 'gpu-peel'); None (a superstep
+        at a time) for 'generic'."""
         from . import solver  # noqa: PLC0415
 
         return solver.run_steps(self, shard, st, ctx, limit)

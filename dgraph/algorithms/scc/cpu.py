@@ -1,7 +1,8 @@
 """CPU (numpy backend) kernels for strongly connected components, compiled with numba.
 
-- :func:`tarjan_labels` ('cpu-tarjan'): one whole shard, Tarjan's algorithm with an explicit call
-  stack (no recursion limit), O(V + E), then each component's smallest vertex id as its label.
+- :func:`tarjan_labels` ('cpu-tarjan'): one whole shard, Tarjan's algorithm in Pearce's
+  one-number-a-vertex form with an explicit call stack (no recursion limit), O(V + E), each
+  component labelled by its smallest vertex id as it is placed.
 - :func:`owned_counts`, :func:`decrements`, :func:`color_step`, :func:`back_step`
   ('cpu-numba'): a shard's part of each phase of the partitioned Program, the numba twins of
   :mod:`dgraph.algorithms.scc.kernels` (same signatures, same sets of ids; see there and
@@ -22,76 +23,89 @@ def tarjan_labels(indptr, indices, label, emitted):
     """Strongly connected components of the CSR (``indptr``, ``indices``) over vertices ``0..n-1``:
     ``label[v]`` = the smallest vertex of ``v``'s component.  Returns the number of components.
 
+    ``label`` must hold -1 everywhere on entry (it is the algorithm's only per-vertex array).
     ``emitted``: empty, or room for ``n``: then ``emitted[k]`` is the label of the ``k``-th
     component completed.  The search starts from vertices ``0, 1, ...`` and takes each vertex's
     arcs in CSR order, as NetworkX's ``strongly_connected_components`` does over its nodes and
     adjacency, so on NetworkX's adjacency this is the order NetworkX yields the components in.
 
-    Tarjan's algorithm, depth first with an explicit stack of (vertex, next arc): a vertex's
-    ``low`` is the smallest preorder number reachable through its subtree and one arc back to a
-    vertex still on the component stack; a vertex whose ``low`` is its own preorder number is the
-    first vertex entered of a component, which is then the top of the component stack down to it.
-    ``label`` doubles as the "placed" mark (-1 until placed): a vertex entered but not placed is on
-    the component stack.
+    Tarjan's algorithm, depth first with an explicit stack of (vertex, next arc, preorder number),
+    in Pearce's form ("A space-efficient algorithm for finding strongly connected components",
+    IPL 2016): one number a vertex, its ``low`` (the smallest preorder number reachable through
+    its subtree and one arc back to a vertex not yet placed), and a vertex goes on the component
+    stack only when it is finished and is not the first vertex entered of its component (its
+    ``low`` is below its own number); a vertex that is that first one takes the stack's top
+    vertices of ``low`` at or above its number with it.  That one number lives in ``label``:
+    -1 not entered, ``-2 - low`` while entered and not placed (so an earlier number is a larger
+    value), the component's smallest vertex once placed (>= 0): an arc to a placed vertex is
+    told apart by its sign, and no pass over the vertices is needed before or after.
     """
     n = indptr.shape[0] - 1
-    order = np.full(n, -1, np.int64)     # preorder number, -1: not entered
-    low = np.empty(n, np.int64)
-    stack = np.empty(n, indices.dtype)   # the component stack
-    call_v = np.empty(n, indices.dtype)  # the depth-first path and each vertex's next arc
+    stack = np.empty(n, label.dtype)     # finished vertices not yet placed
+    call_v = np.empty(n, label.dtype)    # the depth-first path: vertex, its own number, its next arc
+    call_o = np.empty(n, label.dtype)
     call_e = np.empty(n, np.int64)
-    for v in range(n):
-        label[v] = -1
-    counter = 0
+    counter = -2                         # the next preorder number p, stored as -2 - p
     sp = 0
     components = 0
     for s in range(n):
-        if order[s] >= 0:
+        if label[s] != -1:
             continue
-        order[s] = counter
-        low[s] = counter
-        counter += 1
-        stack[sp] = s
-        sp += 1
+        label[s] = counter
         call_v[0] = s
+        call_o[0] = counter
         call_e[0] = indptr[s]
+        counter -= 1
         top = 1
         while top > 0:
             v = call_v[top - 1]
             e = call_e[top - 1]
-            if e < indptr[v + 1]:
-                call_e[top - 1] = e + 1
-                w = indices[e]
-                if order[w] < 0:             # a tree arc: enter w
-                    order[w] = counter
-                    low[w] = counter
-                    counter += 1
-                    stack[sp] = w
-                    sp += 1
-                    call_v[top] = w
-                    call_e[top] = indptr[w]
-                    top += 1
-                elif label[w] < 0 and order[w] < low[v]:   # back or cross arc into the stack
-                    low[v] = order[w]
+            end = indptr[v + 1]
+            lv = label[v]
+            w = -1
+            while e < end:                   # v's arcs from where it stopped, its low in a register
+                x = indices[e]
+                e += 1
+                lx = label[x]
+                if lx > lv:                  # not entered, placed, or an earlier number
+                    if lx < -1:
+                        lv = lx
+                    elif lx == -1:
+                        w = x
+                        break
+            if w >= 0:                       # a tree arc: enter w
+                call_e[top - 1] = e
+                label[v] = lv
+                label[w] = counter
+                call_v[top] = w
+                call_o[top] = counter
+                call_e[top] = indptr[w]
+                counter -= 1
+                top += 1
                 continue
             top -= 1                         # v is done
-            if low[v] == order[v]:           # v entered its component first: pop the component
-                k = sp - 1
+            if lv == call_o[top]:            # v entered its component first: place the component
+                k = sp
                 smallest = v
-                while stack[k] != v:
+                while k > 0 and label[stack[k - 1]] <= lv:
+                    k -= 1
                     if stack[k] < smallest:
                         smallest = stack[k]
-                    k -= 1
                 for i in range(k, sp):
                     label[stack[i]] = smallest
+                label[v] = smallest
                 sp = k
                 if emitted.shape[0] > 0:
                     emitted[components] = smallest
                 components += 1
-            if top > 0:
-                u = call_v[top - 1]
-                if low[v] < low[u]:
-                    low[u] = low[v]
+            else:
+                label[v] = lv
+                stack[sp] = v
+                sp += 1
+                if top > 0:                  # the parent's low takes v's
+                    u = call_v[top - 1]
+                    if lv > label[u]:
+                        label[u] = lv
     return components
 
 

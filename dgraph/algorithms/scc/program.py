@@ -133,8 +133,8 @@ class SCC(Program):
         if st.impl in ("cpu-tarjan", "fwbw") and not shard.whole:
             raise ValueError(f"{st.impl!r} runs on one whole shard")  # a caller's bug, not bad input
         vdt = shard.indices.dtype
-        st.rows = shard.global_rows()
-        st.label = xp.full(shard.n, -1, dtype=vdt)
+        st.rows = None if st.impl == "cpu-tarjan" else shard.global_rows()   # (Tarjan needs no row ids)
+        st.label = xp.full(shard.n, -1, dtype=vdt)     # -1: not placed (what Tarjan's kernel starts from)
         st.color = st.visited = st.in_count = st.out_count = st.scratch = st.reach = None
         st.pivoting = st.impl == "fwbw"
         st.removed = st.frontier = xp.empty(0, dtype=vdt)
