@@ -220,16 +220,20 @@ def test_issue24_3_tasks_feeds_each_superstep_while_the_run_goes_on(client):
     from dgraph.engine.run import run_program
 
     def held(dask_worker):
-        return len(getattr(dask_worker, "_dgraph_task_states", {}))
+        return [repr(k) for k in getattr(dask_worker, "_dgraph_task_states", {})]
+
+    def states():
+        return {k for keys in client.run(held).values() for k in keys}
 
     for G in (dgraph.generate("rmat", scale=8, seed=3), dgraph.generate("grid", rows=300, cols=300)):
         PG = G.partition(2, client=client)
         seen, during = [], []
+        before = states()  # an earlier run's states may still be on their way out: not this run's
 
         def on_step(rec):
             seen.append(rec["superstep"])
             if rec["superstep"] == 2:
-                during.append(sum(client.run(held).values()))
+                during.append(len(states() - before))
 
         r = run_program(lambda ids: Idle(12), PG, executor="tasks", on_step=on_step)
         assert seen == list(range(12)) and r.supersteps == 12
