@@ -41,6 +41,38 @@ STAMP_MIN = 32
 BLOCK = 1024
 
 
+@_inline
+def _sorted_common(nbr, s0, s1, l0, l1, gallop):
+    """How many of the sorted ``nbr[s0:s1]`` (the shorter range) are in the sorted ``nbr[l0:l1]``:
+    a binary search of the rest of the long range for each (``gallop``, when it is much longer) or
+    one merge of the two."""
+    c = 0
+    if gallop:
+        lo = l0
+        for e in range(s0, s1):
+            x = nbr[e]
+            lo = lo + np.searchsorted(nbr[lo:l1], x)
+            if lo >= l1:
+                break
+            if nbr[lo] == x:
+                c += 1
+        return c
+    e = s0
+    f = l0
+    while e < s1 and f < l1:
+        x = nbr[e]
+        y = nbr[f]
+        if x == y:
+            c += 1
+            e += 1
+            f += 1
+        elif x < y:
+            e += 1
+        else:
+            f += 1
+    return c
+
+
 def _pair_common(tptr, tnbr, ru, rv, v, common, adj):
     """``common[i] = |S(ru[i]) & S(rv[i])|`` and ``adj[i] = 1`` when ``v[i]`` is in ``S(ru[i])``."""
     for i in prange(ru.shape[0]):
@@ -55,31 +87,7 @@ def _pair_common(tptr, tnbr, ru, rv, v, common, adj):
         if la > lb:  # a is the shorter row
             a0, a1, b0, b1 = b0, b1, a0, a1
             la, lb = lb, la
-        c = 0
-        if la * GALLOP < lb:
-            lo = b0
-            for e in range(a0, a1):
-                x = tnbr[e]
-                lo = lo + np.searchsorted(tnbr[lo:b1], x)
-                if lo >= b1:
-                    break
-                if tnbr[lo] == x:
-                    c += 1
-        else:
-            e = a0
-            f = b0
-            while e < a1 and f < b1:
-                x = tnbr[e]
-                y = tnbr[f]
-                if x == y:
-                    c += 1
-                    e += 1
-                    f += 1
-                elif x < y:
-                    e += 1
-                else:
-                    f += 1
-        common[i] = c
+        common[i] = _sorted_common(tnbr, a0, a1, b0, b1, la * GALLOP < lb)
 
 
 @_inline
@@ -143,29 +151,8 @@ def _pair_coefficients(indptr, indices, pu, pv, marks, out):
                 if marked == u and dv <= (short * 8 if gallop else du + dv):
                     for f in range(b0, b1):
                         c += mk[indices[f]]
-                elif gallop:
-                    lo = l0
-                    for e in range(s0, s1):
-                        x = indices[e]
-                        lo = lo + np.searchsorted(indices[lo:l1], x)
-                        if lo >= l1:
-                            break
-                        if indices[lo] == x:
-                            c += 1
                 else:
-                    e = s0
-                    f = l0
-                    while e < s1 and f < l1:
-                        x = indices[e]
-                        y = indices[f]
-                        if x == y:
-                            c += 1
-                            e += 1
-                            f += 1
-                        elif x < y:
-                            e += 1
-                        else:
-                            f += 1
+                    c = _sorted_common(indices, s0, s1, l0, l1, gallop)
                 c -= lu * ub                   # u in both rows (a loop on u, and v -> u)
                 if u != v:
                     c -= va * lv               # v in both rows
