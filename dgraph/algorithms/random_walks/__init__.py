@@ -4,10 +4,12 @@
   is the reference) and :func:`implementation`, the one place that decides which code runs;
 - ``kernels.py``: the walks' counter-based draws and the vectorized pieces of a step;
 - ``cpu.py``: the numba kernel (one step of every walk on one whole numpy shard);
+- ``gpu.py`` + ``walks.cu``: its CUDA twin (one whole CuPy shard: a thread a walk, steps queued
+  in batches);
 - ``result.py``: :class:`WalkResult`, a Result holding one path per walk.
 
-CuPy runs the vectorized step (array code on the device; no CUDA kernel of its own).  NetworkX
-has no random-walk function, so there is no NetworkX backend function for this one.
+Partitioned graphs run the vectorized step on either backend.  NetworkX has no random-walk
+function, so there is no NetworkX backend function for this one.
 """
 
 from __future__ import annotations
