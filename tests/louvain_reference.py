@@ -193,10 +193,10 @@ def try_seed(seed, t):
 def reference_louvain(G, *, resolution=1.0, seed=0, threshold=1e-7, max_level=None, weight=True, history=None,
                       tries=None):
     """``(community of every vertex (internal ids, the smallest member), modularity, levels kept)`` of the
-    best of ``tries`` runs (None: 8 on at most 4096 vertices, else 1), the first of the highest
+    best of ``tries`` runs (None: 16 on at most 4096 vertices, else 1), the first of the highest
     modularity; ``history``: a list that gets each kept level's communities (before the refinement)."""
     if tries is None:
-        tries = 8 if G.num_vertices <= 4096 else 1
+        tries = 16 if G.num_vertices <= 4096 else 1
     best, best_history = None, None
     for t in range(tries):
         h = []

@@ -167,7 +167,7 @@ def _quality_sweep(seeds):
         H, G = _from_nx(H0)
         for seed in seeds:
             r = dgraph.louvain(G, seed=seed)
-            assert r.params["tries"] == 8, name
+            assert r.params["tries"] == 16, name
             if H.number_of_edges() == 0:   # no modularity (NetworkX divides by zero)
                 assert r.params["modularity"] == 0.0 and len(_sets(r)) == H.number_of_nodes()
                 continue
@@ -184,8 +184,9 @@ def test_quality_against_networkx():
     Both are randomized heuristics, and on these small graphs one run's modularity is mostly which
     local optimum it falls into: NetworkX with other seeds falls below NetworkX with seeds 0 and 1 by
     more than 0.01 in about 9% of the runs (down to -0.05), one try of dgraph below NetworkX with
-    the same seed in about 3.5% of them (down to -0.051).  The best of the 8 tries that small graphs
-    get by default (``tries=None``) missed none of 2,480 runs (seeds 0-19, the slow test below)."""
+    the same seed in about 3.5% of them (down to -0.051).  The best of 8 tries missed one of 2,480
+    runs (seeds 0-19, the slow test below: er-104, seed 14, -0.015); the 16 that small graphs get by
+    default (``tries=None``) missed none."""
     rows = _quality_sweep((0,))
     diffs = np.array([mine - theirs for _, _, mine, theirs in rows])
     assert len(diffs) >= 120
@@ -207,11 +208,11 @@ def test_tries():
     H, G = _from_nx(nx.LFR_benchmark_graph(250, 3, 1.5, 0.1, average_degree=5, min_community=20, seed=10))
     one = dgraph.louvain(G, seed=5, tries=1)
     assert one.params["tries"] == 1 and one.params["best_try"] == 0
-    runs = [dgraph.louvain(G, seed=dgraph.algorithms.louvain.try_seed(5, t), tries=1) for t in range(8)]
+    runs = [dgraph.louvain(G, seed=dgraph.algorithms.louvain.try_seed(5, t), tries=1) for t in range(16)]
     np.testing.assert_array_equal(runs[0].community, one.community)
-    best = max(range(8), key=lambda t: (runs[t].params["modularity"], -t))
-    r = dgraph.louvain(G, seed=5)   # 250 vertices: the default tries=8
-    assert r.params["tries"] == 8 and r.params["best_try"] == best and r.params["seed"] == 5
+    best = max(range(16), key=lambda t: (runs[t].params["modularity"], -t))
+    r = dgraph.louvain(G, seed=5)   # 250 vertices: the default tries=16
+    assert r.params["tries"] == 16 and r.params["best_try"] == best and r.params["seed"] == 5
     np.testing.assert_array_equal(r.community, runs[best].community)
     assert r.params["modularity"] == max(x.params["modularity"] for x in runs)
     assert r.run_time >= runs[best].run_time
