@@ -8,6 +8,18 @@ will settle them (:func:`dgraph.engine.run.run_target`).
 
 from __future__ import annotations
 
+from ..errors import InputError
+
+#: what every algorithm's ``kernels=`` takes: 'fused' (the compiled kernels where the graph allows)
+#: or 'generic' (the vectorized supersteps, the reference)
+KERNELS = ("fused", "generic")
+
+
+def check_kernels(kernels):
+    """An InputError naming ``kernels`` unless it is one of :data:`KERNELS`."""
+    if kernels not in KERNELS:
+        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+
 
 def run_shape(G, backend, executor):
     """``(backend, one_whole_shard)`` of a run of ``G``.
@@ -20,3 +32,6 @@ def run_shape(G, backend, executor):
 
     t = run_target(G, backend, executor)
     return t.backend, t.whole and t.local
+
+
+__all__ = ["KERNELS", "check_kernels", "run_shape"]

@@ -136,11 +136,12 @@ class Shard:
 
     def cached(self, key, build):
         """What ``build()`` makes from this shard's graph, built once and kept under ``key`` (None for
-        ``build``: only look it up).  Kept on the Graph a whole-graph shard views, or on a partition's
-        Shard (which stays on its worker between runs), so per-graph indexes (EMV layouts, PageRank's
-        split in-edges) are built once per graph, like its CSC."""
-        owner = self._graph if self._graph is not None else self
-        cache = owner.__dict__.setdefault("_shard_cache", {})
+        ``build``: only look it up).  Kept on the Graph a whole-graph shard views (:meth:`Graph.memo`),
+        or on a partition's Shard (which stays on its worker between runs), so per-graph indexes (EMV
+        layouts, PageRank's split in-edges) are built once per graph, like its CSC."""
+        if self._graph is not None:
+            return self._graph._cache.get(key) if build is None else self._graph.memo(key, build)
+        cache = self.__dict__.setdefault("_shard_cache", {})
         if key not in cache and build is not None:
             cache[key] = build()
         return cache.get(key)

@@ -22,7 +22,8 @@ Every BFS line is in this package:
 from __future__ import annotations
 
 from ...errors import InputError
-from .program import BFS, DIRECTIONS, IMPLEMENTATIONS, KERNELS, BFSState, implementation
+from ..choice import check_kernels
+from .program import BFS, DIRECTIONS, IMPLEMENTATIONS, BFSState, implementation
 
 
 def bfs(G, source, *, direction="auto", backend=None, executor=None, exchange="butterfly", fanout=None,
@@ -116,8 +117,7 @@ def bfs(G, source, *, direction="auto", backend=None, executor=None, exchange="b
 
     if direction not in DIRECTIONS:
         raise InputError(f"direction={direction!r}: expected one of {', '.join(DIRECTIONS)}")
-    if kernels not in KERNELS:
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    check_kernels(kernels)
     from ..choice import run_shape  # noqa: PLC0415
 
     G = resolve_graph(G, backend)  # on the backend it runs on (run_program keeps it there)

@@ -29,10 +29,10 @@ from ...config import config
 from ...engine.program import Contribution, Program
 from ...errors import InputError
 from ...ops import Frontier
+from ..choice import KERNELS, check_kernels
 from .kernels import visit
 
 DIRECTIONS = ("auto", "push", "pull")
-KERNELS = ("fused", "generic")
 
 #: every implementation :func:`implementation` may choose, and what runs in it
 IMPLEMENTATIONS = {
@@ -93,8 +93,7 @@ def implementation(backend, num_parts, kernels="fused", direction="auto", levels
     >>> implementation("cupy", 1), implementation("cupy", 1, direction="pull"), implementation("cupy", 2)
     ('gpu-fused+levels', 'gpu-fused', 'gpu-fused+union')
     """
-    if kernels not in KERNELS:
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    check_kernels(kernels)
     if backend not in ("numpy", "cupy"):
         raise InputError(f"backend={backend!r}: expected 'numpy' or 'cupy'")
     if kernels == "generic":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import InputError
+from ..choice import check_kernels
 from .program import CDLP, IMPLEMENTATIONS, PAR_MIN_ARCS, SKIP_BELOW, implementation, mode_smallest
 
 
@@ -81,8 +82,7 @@ def cdlp(G, *, iterations=10, backend=None, executor=None, exchange="butterfly",
 
     if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
         raise InputError(f"iterations={iterations!r}: expected a non-negative integer")
-    if kernels not in ("fused", "generic"):
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    check_kernels(kernels)
     target = run_target(G, backend, executor)
     impl = implementation(target.backend, kernels, target.whole, target.local)
 

@@ -19,10 +19,10 @@ import time
 import numpy as np
 
 from ...errors import InputError, VertexNotFoundError
+from ..choice import KERNELS, check_kernels
 from .program import PHASES, PairsProgram, TwoHopProgram
 from .result import PairChunk, PairResult, PairStream, windows
 
-KERNELS = ("fused", "generic")
 #: pairs listed per chunk by default when no pairs are given (24 MiB of u, v and coefficients)
 CHUNK_PAIRS = 1 << 20
 
@@ -124,8 +124,7 @@ def _bad(arr, i, why):
 
 
 def _check(kernels, chunk_size):
-    if kernels not in KERNELS:
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    check_kernels(kernels)
     if not isinstance(chunk_size, numbers.Integral) or isinstance(chunk_size, bool) or chunk_size < 1:
         raise InputError(f"chunk_size={chunk_size!r}: expected a positive integer (pairs per chunk)")
 

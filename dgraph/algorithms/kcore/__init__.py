@@ -18,6 +18,7 @@ import numbers
 import numpy as np
 
 from ...errors import InputError
+from ..choice import check_kernels
 from .program import IMPLEMENTATIONS, CoreNumber, implementation, owned_degrees, shard_self_loops
 
 #: what ``self_loops=`` may say
@@ -101,8 +102,7 @@ def core_number(G, *, self_loops="raise", kernels="fused", backend=None, executo
     """
     from ...engine.run import run_program, run_target  # noqa: PLC0415
 
-    if kernels not in ("fused", "generic"):
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    check_kernels(kernels)
     _check_self_loops(G, self_loops)
     target = run_target(G, backend, executor)
     impl = implementation(target.backend, kernels, target.whole, target.local)

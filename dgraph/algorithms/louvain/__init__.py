@@ -19,6 +19,7 @@ import os
 import numpy as np
 
 from ...errors import InputError
+from ..choice import check_kernels
 from .kernels import scale_exponent, try_seed
 from .program import IMPLEMENTATIONS, MAX_LEVEL_STEPS, PAR_MIN_ARCS, Louvain, implementation
 
@@ -191,8 +192,7 @@ def louvain(G, *, resolution=1.0, seed=None, threshold=1e-7, max_level=None, wei
                          f"None")
     if tries is not None and (not _is_int(tries) or not 1 <= tries <= MAX_TRIES):
         raise InputError(f"tries={tries!r}: expected an integer from 1 to {MAX_TRIES} or None")
-    if kernels not in ("fused", "generic"):
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    check_kernels(kernels)
     if not isinstance(keep_levels, (bool, np.bool_)):
         raise InputError(f"keep_levels={keep_levels!r}: expected True or False")
     target = run_target(G, backend, executor)

@@ -20,12 +20,12 @@ import numbers
 import numpy as np
 
 from ...errors import InputError
+from ..choice import check_kernels
 from .program import IMPLEMENTATIONS, RandomWalks, implementation, walk_bytes
 from .result import WalkResult
 
 #: the range of node2vec's p and q: a step's expected attempts are at most max(1/p, 1, 1/q) / min(1/p, 1, 1/q)
 PQ_RANGE = (0.01, 100.0)
-KERNELS = ("fused", "generic")
 #: walk numbers are below this: ``first_walk + len(starts) <= MAX_WALKS`` (int64 walk numbers)
 MAX_WALKS = 1 << 63
 
@@ -152,8 +152,7 @@ def random_walks(G, starts, length, *, seed=0, first_walk=0, p=1.0, q=1.0, weigh
     p, q = _check_pq("p", p), _check_pq("q", q)
     if not isinstance(weighted, (bool, np.bool_)):
         raise InputError(f"weighted={weighted!r}: expected True or False")
-    if kernels not in KERNELS:
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    check_kernels(kernels)
     target = run_target(G, backend, executor)
     graph = target.graph
     internal = _starts(graph.ids, starts)

@@ -13,7 +13,7 @@ One whole CuPy shard runs 'fwbw'; a partitioned CuPy graph runs the vectorized s
 
 from __future__ import annotations
 
-from ...errors import InputError
+from ..choice import check_kernels
 from .program import IMPLEMENTATIONS, PHASES, SCC, SCCState, implementation
 
 
@@ -102,8 +102,7 @@ def scc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, tr
     """
     from ...engine.run import run_program, run_target  # noqa: PLC0415
 
-    if kernels not in ("fused", "generic"):
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    check_kernels(kernels)
     target = run_target(G, backend, executor)
     impl = implementation(target.backend, kernels, target.whole)
     return run_program(lambda ids: SCC(kernels=kernels, implementation=impl), target.graph, backend=backend,

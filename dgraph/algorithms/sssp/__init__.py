@@ -124,6 +124,7 @@ import numpy as np
 
 from ...backend import array_module, to_numpy
 from ...errors import InputError
+from ..choice import check_kernels
 from .delta import (CPU_DELTA_FACTOR, CPU_DELTA_POWER, DELTA_FACTOR, GPU_DELTA_FACTOR, auto_delta, check_delta,
                     delta_for, graph_summary, weight_summary)
 from .program import HOPS_UNSET, IMPLEMENTATIONS, SSSP, implementation
@@ -212,8 +213,7 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
     from ...engine.run import run_program  # noqa: PLC0415
     from ...graph import Graph  # noqa: PLC0415
 
-    if kernels not in ("fused", "generic"):
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    check_kernels(kernels)
     delta = check_delta(delta)
     on_gpu = (backend or getattr(G, "backend", "numpy")) == "cupy"
     summary = graph_summary(G)

@@ -11,11 +11,10 @@
 
 from __future__ import annotations
 
-from ...errors import InputError
 from ..choice import run_shape
+from ..choice import check_kernels
 from .program import CHUNK, PHASES, TriangleProgram
 
-KERNELS = ("fused", "generic")
 
 
 def implementation(backend, one_whole_shard, directed, kernels):
@@ -56,8 +55,7 @@ def run_triangles(G, lcc, *, backend, executor, exchange, fanout, transport, on_
     :func:`implementation` picks; ``params["total"]`` is the number of triangles."""
     from ...engine.run import run_program  # noqa: PLC0415
 
-    if kernels not in KERNELS:
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    check_kernels(kernels)
     impl = implementation(*run_shape(G, backend, executor), G.directed, kernels)
     r = run_program(lambda ids: TriangleProgram(lcc=lcc, implementation=impl), G, backend=backend,
                     executor=executor, exchange=exchange, fanout=fanout, transport=transport, on_step=on_step,

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from ...errors import InputError
+from ..choice import check_kernels
 from .program import IMPLEMENTATIONS, WCC, WCCState, implementation
 
 
@@ -70,8 +70,7 @@ def wcc(G, *, backend=None, executor=None, exchange="butterfly", fanout=None, tr
     """
     from ...engine.run import run_program, run_target  # noqa: PLC0415
 
-    if kernels not in ("fused", "generic"):
-        raise InputError(f"kernels={kernels!r}: expected 'fused' or 'generic'")
+    check_kernels(kernels)
     target = run_target(G, backend, executor)
     impl = implementation(target.backend, kernels)
     return run_program(lambda ids: WCC(kernels=kernels, implementation=impl), target.graph, backend=backend, executor=executor,
