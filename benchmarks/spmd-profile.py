@@ -1,13 +1,15 @@
 """Where a partitioned run's time goes: 1 GPU against P GPUs, same call, with the spmd phases.
 
 Usage: python3 benchmarks/spmd-profile.py OUT.json --scale 26 [--partitions 2]
-       [--algorithms bfs wcc pagerank cdlp] [--repeat 3]
+       [--algorithms bfs wcc pagerank cdlp] [--repeat 3] [--launches lane direct]
 
 For each algorithm: the 1-GPU run (``dgraph.generate(..., backend="cupy")``, local executor, this
 process's GPU 0) and the P-GPU spmd run on shards built by ``generate_partitioned`` (one worker a
 GPU), medians of ``--repeat`` after a warm-up, answers compared.  Then one more P-GPU run with the
 workers' superstep profile on (``dgraph.config.profile_supersteps``: each superstep split into kernel, exchange and
 receive, every phase waited for), printed superstep by superstep beside the 1-GPU run's records.
+With several ``--launches`` (``dgraph.config.spmd_launch``), the P-GPU runs are timed under each, the
+modes alternating run by run; the first mode gives the main figure and the profiled run.
 """
 import argparse
 import json
@@ -58,6 +60,7 @@ def main():
     ap.add_argument("--partitions", type=int, default=2)
     ap.add_argument("--algorithms", nargs="+", default=["bfs", "wcc", "pagerank", "cdlp"])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--launches", nargs="+", default=["lane"], help="spmd_launch modes, alternating")
     args = ap.parse_args()
     import cupy as cp
 
@@ -92,15 +95,28 @@ def main():
               f"{args.partitions}-GPU build {time.perf_counter() - t:.2f} s", flush=True)
         for name in algos:
             one_s, ref, one_steps, one_pd = one[name]
-            many_s, many = _timed(name, PG, src, args.repeat, sync)
+            by_launch, many = {m: [] for m in args.launches}, None
+            for i in range(args.repeat + 1):  # the modes alternate run by run; the first round warms up
+                for mode in args.launches:
+                    with dgraph.config.override(spmd_launch=mode):
+                        t = time.perf_counter()
+                        r = _run(name, PG, src)
+                        sync()
+                        if i:
+                            by_launch[mode].append(time.perf_counter() - t)
+                    if mode == args.launches[0]:
+                        many = r
+            by_launch = {m: statistics.median(v) for m, v in by_launch.items()}
+            many_s = by_launch[args.launches[0]]
             many_pd = _to_pandas_s(many, args.repeat)
             exact = name in ("bfs", "wcc", "cdlp", "sssp")
             same = all(np.array_equal(ref[c], to_numpy(many.raw(c))) if exact else
                        np.allclose(ref[c], to_numpy(many.raw(c)), rtol=1e-9, atol=1e-12) for c in ref)
-            with dgraph.config.override(profile_supersteps=True):  # shipped to the workers with the run
+            with dgraph.config.override(profile_supersteps=True, spmd_launch=args.launches[0]):  # to the workers
                 prof = _run(name, PG, src)
             fig = {"algorithm": name, "scale": args.scale, "partitions": args.partitions, "one_gpu_ms": one_s * 1e3,
                    "many_gpu_ms": many_s * 1e3, "speedup": one_s / many_s, "same": bool(same),
+                   "by_launch_ms": {m: v * 1e3 for m, v in by_launch.items()},
                    "phases_ms": {k: v * 1e3 for k, v in many.phases.items()}, "one_gpu_steps": one_steps,
                    "to_pandas_one_gpu_s": one_pd, "to_pandas_many_gpu_s": many_pd,
                    "profile_steps": [{k: v for k, v in s.items() if not isinstance(v, (list, dict))}
@@ -109,6 +125,8 @@ def main():
             figures.append(fig)
             print(f"\n{name}: 1 GPU {fig['one_gpu_ms']:.2f} ms, {args.partitions} GPUs {fig['many_gpu_ms']:.2f} ms, "
                   f"speed-up {fig['speedup']:.2f}x, same answers: {same}", flush=True)
+            if len(by_launch) > 1:
+                print("  by launch: " + ", ".join(f"{m} {v * 1e3:.2f} ms ({one_s / v:.2f}x)" for m, v in by_launch.items()))
             print("  phases (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in fig["phases_ms"].items()))
             print("  profiled run's phases (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in fig["profile_phases_ms"].items()))
             print(f"  to_pandas(): 1 GPU {one_pd:.3f} s, {args.partitions} GPUs {many_pd:.3f} s "

@@ -139,8 +139,10 @@ OPTIONS = (
     Option("sssp_skip_stale", True, bool, "DGRAPH_SSSP_SKIP_STALE",
            "GPU SSSP skips frontier vertices improved in the same superstep (same "
            "answers; the per-superstep records then depend on the GPU's order)"),
-    Option("spmd_launch", "direct", ("direct", "task"), "DGRAPH_SPMD_LAUNCH",
-           "how spmd runs start: 'direct' (client-to-worker RPC) or 'task' (one Dask task per shard)"),
+    Option("spmd_launch", "lane", ("lane", "direct", "task"), "DGRAPH_SPMD_LAUNCH",
+           "how spmd runs start: 'lane' (the client's own connection to a resident thread on each "
+           "worker; 'direct' where a cluster has none), 'direct' (Dask's client-to-worker RPC) or "
+           "'task' (one Dask task per shard)"),
     Option("profile_supersteps", False, bool, "DGRAPH_PROFILE",
            "spmd superstep records split their time into kernel_s, exchange_s and receive_s (each "
            "phase waits for the GPU, so the total grows a little)"),

@@ -20,7 +20,7 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers canno
 
 DEFAULTS = {"bfs_levels": True, "bfs_levels_frontier_limit": 1 << 16, "bfs_levels_degree_limit": 2048,
             "bfs_levels_blocks_per_sm": 1, "sssp_steps": True, "sssp_steps_edge_limit": 1 << 20,
-            "sssp_steps_blocks_per_sm": 1, "sssp_skip_stale": True, "spmd_launch": "direct",
+            "sssp_steps_blocks_per_sm": 1, "sssp_skip_stale": True, "spmd_launch": "lane",
             "profile_supersteps": False, "emv_fuse": True, "emv_cache_dir": None}
 
 #: each option's environment variable, a value for it and what it becomes
@@ -78,7 +78,7 @@ def test_read_environ_reloads_and_bad_variables_are_named():
     with pytest.raises(InputError, match=r"DGRAPH_LEVELS_MF_LIMIT='lots': expected an integer >= 0 "
                                          r"\(dgraph.config.bfs_levels_frontier_limit\)"):
         c.read_environ({"DGRAPH_LEVELS_MF_LIMIT": "lots"})
-    with pytest.raises(InputError, match="DGRAPH_SPMD_LAUNCH='pigeon': expected one of direct, task"):
+    with pytest.raises(InputError, match="DGRAPH_SPMD_LAUNCH='pigeon': expected one of lane, direct, task"):
         c.read_environ({"DGRAPH_SPMD_LAUNCH": "pigeon"})
     with pytest.warns(UserWarning, match="DGRAPH_LEVELS='maybe'.*ignored, bfs_levels keeps its default True"):
         d = Config(environ={"DGRAPH_LEVELS": "maybe", "DGRAPH_PROFILE": "1"})  # what import does: no crash
@@ -92,7 +92,7 @@ def test_read_environ_reloads_and_bad_variables_are_named():
     ("bfs_levels_frontier_limit", 2.5, "an integer >= 0"),
     ("bfs_levels_frontier_limit", True, "an integer >= 0"),
     ("sssp_steps_blocks_per_sm", 0, "an integer >= 1"),
-    ("spmd_launch", "carrier-pigeon", "one of 'direct', 'task'"),
+    ("spmd_launch", "carrier-pigeon", "one of 'lane', 'direct', 'task'"),
     ("emv_cache_dir", "", "a folder name"),
     ("emv_cache_dir", 3, "a folder name"),
 ])
@@ -191,7 +191,7 @@ def _worker_settings(dask_worker):
     return dgraph.config.snapshot(changed=True)
 
 
-@pytest.mark.parametrize("executor,launch", [("spmd", "direct"), ("spmd", "task"), ("tasks", None)])
+@pytest.mark.parametrize("executor,launch", [("spmd", "lane"), ("spmd", "direct"), ("spmd", "task"), ("tasks", None)])
 def test_settings_reach_the_workers(client, executor, launch):
     PG = dgraph.generate("grid", rows=4, cols=6).partition(2, client=client)
     make = lambda ids: _SeesConfig(0)  # noqa: E731
@@ -205,7 +205,7 @@ def test_settings_reach_the_workers(client, executor, launch):
     assert all(v == {} for v in client.run(_worker_settings).values())  # restored on the workers
 
 
-@pytest.mark.parametrize("launch", ["direct", "task"])
+@pytest.mark.parametrize("launch", ["lane", "direct", "task"])
 def test_profile_supersteps_reaches_spmd_workers(client, launch):
     PG = dgraph.generate("grid", rows=4, cols=6).partition(2, client=client)
     r = dgraph.bfs(PG, 0, executor="spmd")

@@ -184,7 +184,7 @@ def test_issue21_14_graph_built_on_the_workers_is_rebuilt(client2, executor):
 
 # -- issue 20: a failed run that leaves a worker's GPU broken gets that worker restarted ----------
 
-@pytest.mark.parametrize("launch", ["direct", "task"])
+@pytest.mark.parametrize("launch", ["lane", "direct", "task"])
 def test_issue20_worker_whose_device_check_fails_is_restarted(client2, launch, tmp_path, monkeypatch):
     """A run fails (partition 1 raises at superstep 2); the device check after it (here a stand-in
     that fails on partition 0's worker as a GPU with a sticky CUDA error would) makes that worker

@@ -1,4 +1,4 @@
-"""How spmd runs start: the direct launch (client -> worker RPC, the default) and the task launch give
+"""How spmd runs start: the lane (the default), the direct launch (client -> worker RPC) and the task launch give
 the same answers; results stay on the workers until read and are dropped when never read; a shard
 that fails releases its peers at once with an error that names it."""
 
@@ -22,8 +22,8 @@ def _stashed(client):
     return sum(client.run(lambda dask_worker: len(getattr(dask_worker, "_dgraph_results", {}))).values())
 
 
-@pytest.mark.parametrize("launch", ["direct", "task"])
-def test_both_launches_equal_local(client, launch, monkeypatch):
+@pytest.mark.parametrize("launch", ["lane", "direct", "task"])
+def test_every_launch_equal_local(client, launch, monkeypatch):
     monkeypatch.setattr(dgraph.config, "spmd_launch", launch)
     G = dgraph.generate("rmat", scale=8, seed=5, directed=True)
     for p in (2, 3):
@@ -90,14 +90,14 @@ def _spmd_threads_after(wait_s):
 
 
 def test_unknown_launch_is_a_clear_error(client):
-    with pytest.raises(InputError, match=r"dgraph.config.spmd_launch='carrier-pigeon': expected one of 'direct'"):
+    with pytest.raises(InputError, match=r"dgraph.config.spmd_launch='carrier-pigeon': expected one of 'lane', 'direct'"):
         dgraph.config.spmd_launch = "carrier-pigeon"
-    assert dgraph.config.spmd_launch == "direct"
+    assert dgraph.config.spmd_launch == "lane"
     PG = dgraph.generate("grid", rows=3, cols=3).partition(2, client=client)
     from dgraph.engine.spmd import run_spmd
     from dgraph.exchange import parse_exchange
 
-    with pytest.raises(InputError, match="launch='carrier-pigeon': expected 'direct' or 'task'"):
+    with pytest.raises(InputError, match="launch='carrier-pigeon': expected one of 'lane', 'direct', 'task'"):
         run_spmd(None, PG, parse_exchange("butterfly", None, p=2), launch="carrier-pigeon")
 
 

@@ -39,7 +39,7 @@ class _WaitsForTheClient(BFS):
         return super().superstep(shard, st, ctx)
 
 
-@pytest.mark.parametrize("launch", ["direct", "task"])
+@pytest.mark.parametrize("launch", ["lane", "direct", "task"])
 def test_records_reach_on_step_while_the_run_goes(client, tmp_path, monkeypatch, launch):
     monkeypatch.setattr(dgraph.config, "spmd_launch", launch)
     G = dgraph.generate("grid", rows=2, cols=12)
@@ -85,14 +85,15 @@ def _spmd_threads_after(wait_s):
     return [t.name for t in loops if t.is_alive()]
 
 
-def test_a_direct_run_shows_in_the_task_stream(client, monkeypatch):
+@pytest.mark.parametrize("launch", ["lane", "direct"])
+def test_a_direct_run_shows_in_the_task_stream(client, monkeypatch, launch):
     import threading
 
     from dask.utils import key_split
     from distributed import get_task_stream
     from distributed.diagnostics.task_stream import rectangles
 
-    monkeypatch.setattr(dgraph.config, "spmd_launch", "direct")
+    monkeypatch.setattr(dgraph.config, "spmd_launch", launch)
     PG = dgraph.generate("grid", rows=3, cols=10).partition(2, client=client)
     seen = {e[1]["run"] for e in client.get_events("dgraph-spmd")}
 

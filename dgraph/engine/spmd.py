@@ -9,7 +9,12 @@ from the same contributions, so convergence needs no extra round trip.
 
 How a run starts (``dgraph.config.spmd_launch``, or ``launch=``):
 
-- ``direct`` (the default): the client calls every shard's worker straight
+- ``lane`` (the default): as ``direct``, but the request and the reply go
+  over the client's own connection to a resident thread on each worker
+  (:mod:`dgraph.engine.lane`), which runs the loop itself: no event loop
+  of the client's or the worker's on the way.  Where a cluster has no lane
+  (``tls://``, a host the client cannot reach) the run goes ``direct``.
+- ``direct``: the client calls every shard's worker straight
   (Dask's worker RPC, no scheduler); the worker runs the loop in a thread of
   its own beside the shard it already holds and answers with the records.
   A run then costs the supersteps plus about one client-worker round trip,
@@ -61,6 +66,8 @@ from ..errors import ExecutorError, InputError, WorkerLostError
 from . import faults, health
 from .program import Contribution, StepContext
 
+#: how a run may start (``dgraph.config.spmd_launch``; the module docstring says what each is)
+LAUNCHES = ("lane", "direct", "task")
 HANDLER = "dgraph_spmd_put"
 RUN, DROP = "dgraph_spmd_run", "dgraph_spmd_drop"
 #: the cheap handler the client polls while a run goes, for shard 0's new superstep records (on_step)
@@ -169,49 +176,75 @@ async def _run_here(worker, key, *, job, shard_key, placement, run, part, max_su
     """The direct launch on a worker: the loop in a thread of its own (several shards of one run may
     share this worker and must run at once); -> the reply the client reads.  ``job``: the pickled
     (program, schedule, NCCL id, the client's config); see :func:`_launch_direct`."""
-    import pickle  # noqa: PLC0415
-
     t_in = time.perf_counter()  # the host's monotonic clock: comparable with the client's on one host
-    program, schedule, nccl_uid, settings = pickle.loads(job)
     shard = worker.data[shard_key] if shard_key in worker.data else None
     if shard is None:
-        return {"status": "error", "type": "ExecutorError",
-                "message": f"partition {part} is not held by worker {worker.address} (its shard moved or was "
-                           f"released); partition the graph again"}
-    from distributed.metrics import time as dask_time  # noqa: PLC0415
-
-    from .dashboard import log_shard  # noqa: PLC0415
-
+        return _not_held(worker, part)
     loop = asyncio.get_running_loop()
     done = loop.create_future()
 
     def work():
-        started, t_thread = dask_time(), time.perf_counter()
-        try:
-            with config.applied(settings):  # the client's settings, in this loop's thread only
-                out = _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout,
-                                 nccl_uid, live)
-                profiled = config.profile_supersteps
-            reply = {"status": "OK", "records": pickle.dumps(out[0], protocol=5), "phases": out[1]}
-            if profiled:  # where the launch goes: handler entry, loop thread, reply
-                reply["clock"] = {"in": t_in, "thread": t_thread, "loop_end": t_thread + sum(out[1].values()),
-                                  "out": time.perf_counter()}
-        except Cancelled:
-            reply = {"status": "cancelled"}
-        except Exception as exc:  # noqa: BLE001 - sent back to the client, which raises it as ExecutorError
-            reply = {"status": "error", "type": type(exc).__name__, "message": str(exc)}
-        finally:
-            if part == 0:
-                _live(worker).pop(run, None)  # the reply carries every record
-        stopped = dask_time()
-        loop.call_soon_threadsafe(done.set_result, reply)
-        # after the reply is on its way: the event goes to the scheduler, which may share the
-        # client's event loop (a LocalCluster) and would handle it before the reply
-        log_shard(worker, name=program.name, part=part, run=run, start=started, stop=stopped,
-                  status=reply["status"], supersteps=len(out[0]) if reply["status"] == "OK" and part == 0 else None)
+        run_job(worker, shard, job=job, placement=placement, run=run, part=part,
+                        max_supersteps=max_supersteps, timeout=timeout, live=live, t_in=t_in,
+                        on_reply=lambda r: loop.call_soon_threadsafe(done.set_result, r))
 
     _threads().submit(work)
     return await done
+
+
+def _not_held(worker, part):
+    return {"status": "error", "type": "ExecutorError",
+            "message": f"partition {part} is not held by worker {worker.address} (its shard moved or was "
+                       f"released); partition the graph again"}
+
+
+def run_job(worker, shard, *, job, placement, run, part, max_supersteps, timeout, live, t_in, on_reply):
+    """One shard's run, on the thread that calls it (a loop thread of the direct launch, or a lane's
+    connection thread, :mod:`dgraph.engine.lane`): the loop under the client's config, then
+    ``on_reply(reply)`` with the reply the client reads, then the run's dashboard event."""
+    import pickle  # noqa: PLC0415
+
+    from distributed.metrics import time as dask_time  # noqa: PLC0415
+
+    from .dashboard import log_shard  # noqa: PLC0415
+
+    started, t_thread = dask_time(), time.perf_counter()
+    program = out = None
+    try:
+        program, schedule, nccl_uid, settings = pickle.loads(job)
+        with config.applied(settings):  # the client's settings, in this loop's thread only
+            out = _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout,
+                             nccl_uid, live)
+            profiled = config.profile_supersteps
+        reply = {"status": "OK", "records": pickle.dumps(out[0], protocol=5), "phases": out[1]}
+        if profiled:  # where the launch goes: handler entry, loop thread, reply
+            reply["clock"] = {"in": t_in, "thread": t_thread, "loop_end": t_thread + sum(out[1].values()),
+                              "out": time.perf_counter()}
+    except Cancelled:
+        reply = {"status": "cancelled"}
+    except Exception as exc:  # noqa: BLE001 - sent back to the client, which raises it as ExecutorError
+        reply = {"status": "error", "type": type(exc).__name__, "message": str(exc)}
+    finally:
+        if part == 0:
+            _live(worker).pop(run, None)  # the reply carries every record
+    stopped = dask_time()
+    on_reply(reply)
+    # after the reply is on its way: the event goes to the scheduler, which may share the
+    # client's event loop (a LocalCluster) and would handle it before the reply
+    log_shard(worker, name=getattr(program, "name", "spmd"), part=part, run=run, start=started, stop=stopped, status=reply["status"],
+              supersteps=len(out[0]) if reply["status"] == "OK" and part == 0 else None)
+    return reply
+
+
+def _serve_lane(server, request, reply):
+    """A lane's request (:mod:`dgraph.engine.lane`), on its connection thread: the shard's run;
+    ``reply`` sends the answer back on the connection (before the dashboard event)."""
+    t_in = time.perf_counter()
+    shard = server.shard(request.pop("shard_key"))
+    if shard is None:
+        reply(_not_held(server.worker, request["part"]))
+        return
+    run_job(server.worker, shard, t_in=t_in, on_reply=reply, **request)
 
 
 class _Threads:
@@ -518,11 +551,14 @@ def _recover(PG, placement):
     return restarted
 
 
-def _install_handlers(client, placement):
+def _install_handlers(client, placement, lanes=False):
     """The handlers, once per worker; a worker that died before (or while) they went in is a
-    WorkerLostError (issue 25: it was a raw CommClosedError)."""
+    WorkerLostError (issue 25: it was a raw CommClosedError).  With ``lanes``, the workers' launch
+    lanes too (:func:`_install_lanes`)."""
     installed = getattr(client, "_dgraph_spmd_installed", set())
     if set(placement) <= installed:
+        if lanes:
+            _install_lanes(client, placement)
         return
     lost = _lost_worker(client, placement)  # a broadcast to a dead address retries its connection for 30 s
     if lost is not None:
@@ -540,23 +576,54 @@ def _install_handlers(client, placement):
             raise lost from None
         raise faults.connection_lost(None, placement, "the spmd run's start", exc) from None
     client._dgraph_spmd_installed = installed | set(placement)
+    if lanes:
+        _install_lanes(client, placement)
+
+
+def _install_lane(dask_worker, key):
+    from .lane import open_server  # noqa: PLC0415
+
+    return open_server(dask_worker, key, _serve_lane)
+
+
+def _install_lanes(client, placement):
+    """Each worker's lane for this client (:mod:`dgraph.engine.lane`), once; a worker where none
+    opens (an encrypted cluster, a refused bind) keeps the RPC launch, and says why in the log."""
+    from .lane import Lanes  # noqa: PLC0415
+
+    lanes = getattr(client, "_dgraph_lanes", None)
+    if lanes is None:
+        lanes = client._dgraph_lanes = Lanes()
+    missing = sorted({w for w in placement if w not in lanes.endpoints})
+    if not missing:
+        return
+    try:
+        got = client.run(_install_lane, key=lanes.key, workers=missing)
+    except Exception as exc:  # noqa: BLE001 - no lane: the run goes through the RPC launch
+        from ..log import logger  # noqa: PLC0415
+
+        logger.debug("no spmd launch lane on %s (%s: %s)", missing, type(exc).__name__, exc)
+        got = {}
+    for w in missing:
+        lanes.endpoints[w] = got.get(w)
 
 
 def _run_spmd(program, PG, schedule, *, on_step, max_supersteps, timeout, poll, transport, launch):
     launch = launch or config.spmd_launch
-    if launch not in ("direct", "task"):
-        raise InputError(f"launch={launch!r}: expected 'direct' or 'task' (dgraph.config.spmd_launch)")
+    if launch not in LAUNCHES:
+        raise InputError(f"launch={launch!r}: expected one of {', '.join(map(repr, LAUNCHES))} "
+                         f"(dgraph.config.spmd_launch)")
     t_begin = time.perf_counter()
     client = PG.client
     PG.ensure_shards()
     placement = list(PG.workers)
-    _install_handlers(client, placement)
+    _install_handlers(client, placement, lanes=launch == "lane")
     run = uuid.uuid4().hex[:12]
     transport = choose_transport(PG, transport)
     uid = _nccl_uid(client, placement) if transport == "nccl" else None
     parts = [0] if program.replicated_result else list(range(PG.num_parts))
     args = (program, schedule, placement, run, max_supersteps, timeout, uid)
-    go = _launch_direct if launch == "direct" else _launch_tasks
+    go = {"lane": _launch_lane, "direct": _launch_direct, "task": _launch_tasks}[launch]
     feed = _Feed(client, placement[0], run, on_step, transport) if on_step is not None else None
     settings = config.snapshot(changed=True)  # the workers run under the client's config
     fetch, summaries, t_submit = go(client, PG, parts, poll, *args, feed=feed, settings=settings)
@@ -647,6 +714,9 @@ def _forget_workers(client, placement):
     """A worker of ``placement`` is gone: its NCCL id and handler bookkeeping are stale."""
     _NCCL_IDS.pop(tuple(placement), None)
     client._dgraph_spmd_installed = set()
+    lanes = getattr(client, "_dgraph_lanes", None)
+    if lanes is not None:
+        lanes.forget()
 
 
 def _drop_everywhere(client, run):
@@ -659,8 +729,6 @@ def _drop_everywhere(client, run):
 
 def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid,
                    feed=None, settings=None):
-    import pickle  # noqa: PLC0415
-
     if not all(f.status == "finished" for f in PG.shards):
         faults.wait_or_lost(client, list(PG.shards), placement, "the spmd run's start")
     p = PG.num_parts
@@ -722,6 +790,13 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
         except BaseException:  # on_step raised (or the user interrupted): stop the run everywhere
             _drop_everywhere(client, run)
             raise
+    return _direct_outcome(client, placement, parts, run, uid, replies, seen_lost, first, t_submit)
+
+
+def _direct_outcome(client, placement, parts, run, uid, replies, seen_lost, first, t_submit):
+    """A direct (or lane) launch's replies -> (results, summaries, t_submit); raises the run's error."""
+    import pickle  # noqa: PLC0415
+
     failed = [(q, r) for q, r in enumerate(replies) if not isinstance(r, dict) or r.get("status") != "OK"]
     failed.sort(key=lambda f: f[0] != first)  # the part that failed first-hand: the others stopped for it
     if failed or seen_lost:
@@ -754,6 +829,103 @@ def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, m
 
 #: after one shard of a direct run failed, seconds the others get to answer the cancellation
 DRAIN_S = 5.0
+
+
+# -- lane launch: the client's own sockets to resident threads on the workers --------------------
+
+def _launch_lane(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid,
+                 feed=None, settings=None):
+    """The direct launch through the lanes (:mod:`dgraph.engine.lane`); the RPC launch where the
+    cluster has none, or one cannot be opened now."""
+    import pickle  # noqa: PLC0415
+
+    from .lane import LaneError, recv_frame, send_frame, wait_readable  # noqa: PLC0415
+
+    lanes = getattr(client, "_dgraph_lanes", None)
+    args = (client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid)
+    if lanes is None or not lanes.ready(placement):
+        return _launch_direct(*args, feed=feed, settings=settings)
+    if not all(f.status == "finished" for f in PG.shards):
+        faults.wait_or_lost(client, list(PG.shards), placement, "the spmd run's start")
+    try:
+        socks = lanes.take(placement)
+    except LaneError as exc:
+        from ..log import logger  # noqa: PLC0415
+
+        logger.debug("spmd run %s: %s; launching through Dask's RPC", run, exc)
+        lanes.forget(placement)
+        return _launch_direct(*args, feed=feed, settings=settings)
+    import cloudpickle  # noqa: PLC0415
+
+    job = cloudpickle.dumps((program, schedule, uid, settings), protocol=5)
+    p = PG.num_parts
+    replies, pending, done_ok = [None] * p, {}, []
+    t_submit = time.perf_counter()
+    try:
+        for q, sock in enumerate(socks):
+            send_frame(sock, pickle.dumps({"job": job, "shard_key": PG.shards[q].key, "part": q,
+                                           "placement": placement, "run": run, "max_supersteps": max_supersteps,
+                                           "timeout": timeout, "live": feed is not None}, protocol=5))
+            pending[sock] = q
+        seen_lost, first = _lane_wait(client, placement, run, pending, replies, done_ok, feed, poll,
+                                      recv_frame, wait_readable)
+    except BaseException:  # on_step raised, a send failed, or the user interrupted: stop it everywhere
+        lanes.discard(socks)
+        _drop_everywhere(client, run)
+        raise
+    lanes.give_back([placement[socks.index(s)] for s in done_ok], done_ok)
+    lanes.discard([s for s in socks if s not in done_ok])
+    return _direct_outcome(client, placement, parts, run, uid, replies, seen_lost, first, t_submit)
+
+
+def _lane_wait(client, placement, run, pending, replies, done_ok, feed, poll, recv_frame, wait_readable):
+    """Every shard's reply read from its lane into ``replies`` (the exception where a lane broke);
+    -> (workers seen lost, the part that failed first).  As the RPC launch's wait: the scheduler's
+    worker list read every CHECK_EVERY_S while nothing answers, the others cancelled at the first
+    failure and given DRAIN_S to answer; ``done_ok``: the sockets whose reply came whole."""
+    import pickle  # noqa: PLC0415
+
+    failure, lost, deadline, first = False, [], None, None
+    next_check = time.monotonic() + faults.CHECK_EVERY_S
+    next_poll = time.monotonic() + poll if feed is not None else None
+    while pending:
+        now = time.monotonic()
+        wake = [next_check] + ([next_poll] if next_poll is not None else []) + ([deadline] if deadline else [])
+        ready = wait_readable(list(pending), max(0.0, min(wake) - now))
+        fresh = []
+        for sock in ready:
+            q = pending.pop(sock)
+            try:
+                replies[q] = pickle.loads(recv_frame(sock))
+                done_ok.append(sock)
+            except Exception as exc:  # noqa: BLE001 - the worker died or closed the lane mid-run
+                replies[q] = exc
+            fresh.append(q)
+        now = time.monotonic()
+        if next_poll is not None and now >= next_poll:
+            feed.fetch()
+            next_poll = now + poll
+        if deadline is not None and now >= deadline:
+            break
+        if not fresh and not failure and now >= next_check:
+            next_check = now + faults.CHECK_EVERY_S
+            try:
+                lost = faults.lost_workers(client, placement)
+            except Exception:  # noqa: BLE001 - the scheduler unreachable: keep waiting on the workers
+                lost = []
+        bad = [q for q in fresh if not (isinstance(replies[q], dict) and replies[q].get("status") == "OK")]
+        if not failure and (lost or bad):
+            failure, first = True, (bad[0] if bad else None)
+            dead = set(lost) | {placement[q] for q in fresh if isinstance(replies[q], BaseException)}
+            client.sync(_drop_async, client, set(placement) - dead, run)  # release the peers waiting on it
+            for sock, q in list(pending.items()):
+                if placement[q] in dead:
+                    del pending[sock]  # a dead worker never answers
+                    replies[q] = asyncio.CancelledError("no answer from a lost worker")
+            deadline = time.monotonic() + DRAIN_S
+    for sock, q in pending.items():
+        replies[q] = asyncio.CancelledError("no answer after the run was cancelled")
+    return lost, first
 
 
 def _ok(task):
