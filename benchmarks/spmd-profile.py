@@ -2,6 +2,7 @@
 
 Usage: python3 benchmarks/spmd-profile.py OUT.json --scale 26 [--partitions 2]
        [--algorithms bfs wcc pagerank cdlp] [--repeat 3] [--launches lane direct]
+       [--variants "bfs_bitmap_exchange=on" "bfs_bitmap_exchange=off"]
 
 For each algorithm: the 1-GPU run (``dgraph.generate(..., backend="cupy")``, local executor, this
 process's GPU 0) and the P-GPU spmd run on shards built by ``generate_partitioned`` (one worker a
@@ -10,6 +11,8 @@ workers' superstep profile on (``dgraph.config.profile_supersteps``: each supers
 receive, every phase waited for), printed superstep by superstep beside the 1-GPU run's records.
 With several ``--launches`` (``dgraph.config.spmd_launch``), the P-GPU runs are timed under each, the
 modes alternating run by run; the first mode gives the main figure and the profiled run.
+``--variants`` does the same for any ``dgraph.config`` settings (each variant ``name=value[,name=value]``,
+values as the DGRAPH_* variables take them); every variant's answers are compared with the 1-GPU run.
 """
 import argparse
 import json
@@ -60,8 +63,16 @@ def main():
     ap.add_argument("--partitions", type=int, default=2)
     ap.add_argument("--algorithms", nargs="+", default=["bfs", "wcc", "pagerank", "cdlp"])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--launches", nargs="+", default=["lane"], help="spmd_launch modes, alternating")
+    ap.add_argument("--launches", nargs="+", default=None, help="spmd_launch modes, alternating")
+    ap.add_argument("--variants", nargs="+", default=None, help="config settings name=value[,...], alternating")
     args = ap.parse_args()
+    if args.variants:
+        from dgraph.config import _option
+
+        variants = {v: {k: _option(k).parse(x) for k, x in (kv.split("=", 1) for kv in v.split(","))}
+                    for v in args.variants}
+    else:
+        variants = {m: {"spmd_launch": m} for m in (args.launches or ["lane"])}
     import cupy as cp
 
     from dgraph.backend import to_numpy
@@ -95,24 +106,27 @@ def main():
               f"{args.partitions}-GPU build {time.perf_counter() - t:.2f} s", flush=True)
         for name in algos:
             one_s, ref, one_steps, one_pd = one[name]
-            by_launch, many = {m: [] for m in args.launches}, None
-            for i in range(args.repeat + 1):  # the modes alternate run by run; the first round warms up
-                for mode in args.launches:
-                    with dgraph.config.override(spmd_launch=mode):
+            first = next(iter(variants))
+            by_launch, many, others_same = {m: [] for m in variants}, None, True
+            for i in range(args.repeat + 1):  # the variants alternate run by run; the first round warms up
+                for mode, settings in variants.items():
+                    with dgraph.config.override(**settings):
                         t = time.perf_counter()
                         r = _run(name, PG, src)
                         sync()
                         if i:
                             by_launch[mode].append(time.perf_counter() - t)
-                    if mode == args.launches[0]:
+                    if mode == first:
                         many = r
+                    elif i == 0 and name in ("bfs", "wcc", "cdlp", "sssp"):
+                        others_same &= all(np.array_equal(ref[c], to_numpy(r.raw(c))) for c in ref)
             by_launch = {m: statistics.median(v) for m, v in by_launch.items()}
-            many_s = by_launch[args.launches[0]]
+            many_s = by_launch[first]
             many_pd = _to_pandas_s(many, args.repeat)
             exact = name in ("bfs", "wcc", "cdlp", "sssp")
-            same = all(np.array_equal(ref[c], to_numpy(many.raw(c))) if exact else
-                       np.allclose(ref[c], to_numpy(many.raw(c)), rtol=1e-9, atol=1e-12) for c in ref)
-            with dgraph.config.override(profile_supersteps=True, spmd_launch=args.launches[0]):  # to the workers
+            same = others_same and all(np.array_equal(ref[c], to_numpy(many.raw(c))) if exact else
+                                       np.allclose(ref[c], to_numpy(many.raw(c)), rtol=1e-9, atol=1e-12) for c in ref)
+            with dgraph.config.override(profile_supersteps=True, **variants[first]):  # to the workers
                 prof = _run(name, PG, src)
             fig = {"algorithm": name, "scale": args.scale, "partitions": args.partitions, "one_gpu_ms": one_s * 1e3,
                    "many_gpu_ms": many_s * 1e3, "speedup": one_s / many_s, "same": bool(same),
@@ -126,7 +140,7 @@ def main():
             print(f"\n{name}: 1 GPU {fig['one_gpu_ms']:.2f} ms, {args.partitions} GPUs {fig['many_gpu_ms']:.2f} ms, "
                   f"speed-up {fig['speedup']:.2f}x, same answers: {same}", flush=True)
             if len(by_launch) > 1:
-                print("  by launch: " + ", ".join(f"{m} {v * 1e3:.2f} ms ({one_s / v:.2f}x)" for m, v in by_launch.items()))
+                print("  by variant: " + ", ".join(f"{m} {v * 1e3:.2f} ms ({one_s / v:.2f}x)" for m, v in by_launch.items()))
             print("  phases (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in fig["phases_ms"].items()))
             print("  profiled run's phases (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in fig["profile_phases_ms"].items()))
             print(f"  to_pandas(): 1 GPU {one_pd:.3f} s, {args.partitions} GPUs {many_pd:.3f} s "

@@ -122,6 +122,10 @@ OPTIONS = (
     Option("bfs_levels", True, bool, "DGRAPH_LEVELS",
            "BFS on one whole shard may run many levels in one call: the whole traversal in numba calls "
            "(CPU), push levels in one cooperative launch (GPU) (off: one superstep per level)"),
+    Option("bfs_bitmap_exchange", True, bool, "DGRAPH_BFS_BITMAP_EXCHANGE",
+           "partitioned BFS on GPUs over NCCL sends each superstep's claimed vertices as a fixed-size "
+           "bitmap with its counters on the device: no size round, one host read a superstep (off: ids "
+           "or a bitmap, whichever is smaller, after the sizes are exchanged)"),
     Option("bfs_levels_frontier_limit", 1 << 16, int, "DGRAPH_LEVELS_MF_LIMIT",
            "frontier edges above which a BFS level goes back to the host-driven load-balanced kernel"),
     Option("bfs_levels_degree_limit", 2048, int, "DGRAPH_LEVELS_DEG_LIMIT",

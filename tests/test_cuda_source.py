@@ -34,7 +34,7 @@ BEFORE = {
     # backend/gpu_sssp_steps.py's _SOURCE, now algorithms/sssp/sssp_steps.cu (+ sssp.cuh)
     ("dgraph.algorithms.sssp.solver", "_SOURCE"): "d295c850e560158e6d15ab0eb5ccb28d28335be044f7f9dade4c700ba4195f41",
     ("dgraph.algorithms.bfs.solver", "_SOURCE"): "5c82aa43c368b90ca3ca07af873a8938e3e775f6e21c82bdd7cd79f04ec346c1",
-    ("dgraph.algorithms.bfs.union", "_SOURCE"): "fba9c6cc010fbec0288a79049fc52cbebf9d8630de6884510d066993c3669f6d",
+    ("dgraph.algorithms.bfs.union", "_SOURCE"): "0b682475ec4613356be0653cafd633208ca94fe42af839a6d185731398d5cfae",
     ("dgraph.algorithms.wcc.gpu", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
     # fourth session: rank_update_split and split_rows (a partition's in-edges cut by source)
     ("dgraph.algorithms.pagerank.gpu", "_SOURCE"): "5bc447dcd270242dd543fe5dffde229d0c112cf76abb35a4262e59cd45e4c2e3",

@@ -52,3 +52,50 @@ def test_union_matches_numpy(seed, dtype):
         assert np.array_equal(cp.asnumpy(rows), own - row_base) and owned_deg == int(degree[own].sum())
     else:
         assert rows is None
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_fixed_union_matches_numpy(seed, dtype):
+    """send_bits and union_fixed (the fixed-size exchange of bfs_bitmap_exchange): the claimed ids of
+    each shard given only as a queue and a count on the device, the tallies read back with the union."""
+    import cupy as cp
+
+    from dgraph.algorithms.bfs.union import FrontierUnion
+
+    rng = np.random.default_rng(100 + seed)
+    n = int(rng.integers(1, 5000))
+    row_base = int(rng.integers(0, n))
+    num_rows = int(rng.integers(0, n - row_base + 1))
+    labels = rng.integers(-1, 3, n).astype(np.int32)
+    degree = rng.integers(0, 50, n).astype(np.int64)
+    u = FrontierUnion(n, dtype, row_base, num_rows)
+    union, bitmaps, tallies, scanned = np.zeros(n, bool), [], [], 0
+    for _ in range(int(rng.integers(1, 5))):
+        ids = rng.permutation(np.unique(rng.integers(0, n, int(rng.integers(0, n // 2 + 2))))).astype(dtype)
+        union[ids] = True
+        queue = cp.asarray(np.concatenate([ids, rng.integers(0, n, 7).astype(dtype)]))  # junk past the count
+        counters = cp.asarray(np.array([len(ids), 5, 11, 0], dtype=np.uint64))
+        known = int(rng.integers(0, 100)) if rng.random() < 0.5 else None  # push knows its edges
+        words, tally = u.send_bits(queue, counters, known)
+        assert np.array_equal(cp.asnumpy(words.view(cp.uint8))[: -(-n // 8)],
+                              np.packbits(np.isin(np.arange(n), ids)))
+        scanned += 11 if known is None else known
+        bitmaps.append(words)
+        tallies.append(tally)
+    want = np.flatnonzero(union)
+    want_labels = labels.copy()
+    want_labels[want[labels[want] < 0]] = 3
+    dl = cp.asarray(labels)
+    for dense in (False, True):
+        dl[...] = cp.asarray(labels)
+        new, degsum, rows, owned_deg, got_scanned = u.union_fixed(bitmaps, tallies, dl, 3, cp.asarray(degree), dense)
+        assert np.array_equal(cp.asnumpy(new), want) and new.dtype == dtype
+        assert degsum == int(degree[want].sum()) and got_scanned == scanned
+        assert np.array_equal(cp.asnumpy(dl), want_labels)
+        assert np.array_equal(cp.asnumpy(u.fmask).astype(bool), union)
+        own = want[(want >= row_base) & (want < row_base + num_rows)]
+        if num_rows:
+            assert np.array_equal(cp.asnumpy(rows), own - row_base) and owned_deg == int(degree[own].sum())
+        else:
+            assert rows is None

@@ -56,6 +56,10 @@ def test_cupy_shards_equal_single_gpu(client):
                         expected = "nccl" if (p <= _gpus() and transport == "auto") else "dask"
                         assert r.params["transport"] == expected
                     _check_same(r, ref, f"graph {i} p={p} {exchange} {executor} {transport}")
+                    if executor == "spmd" and transport == "auto":  # the sized exchange, not the fixed bitmaps
+                        with dgraph.config.override(bfs_bitmap_exchange=False):
+                            r = dgraph.bfs(PG, src, executor=executor, exchange=exchange)
+                        _check_same(r, ref, f"graph {i} p={p} {exchange} sized exchange")
 
 
 ALGORITHMS = [

@@ -50,14 +50,22 @@ class StepContext:
     #: set by the local executor when someone watches: ``run_steps`` calls ``tick(report, seconds)``
     #: as each superstep of a batch ends (None: nobody watches)
     tick: object = None
+    #: set where the exchange moves :attr:`Contribution.fixed` contributions without first telling
+    #: the peers their sizes (NCCL between GPUs): a Program may then keep its counters on the device
+    fixed_exchange: bool = False
 
 
 @dataclass
 class Contribution:
-    """What one shard sends in one superstep: named arrays and small counters."""
+    """What one shard sends in one superstep: named arrays and small counters.
+
+    ``fixed``: every shard's arrays have the same names, dtypes and lengths in this superstep and
+    there are no counters, so a transport that knows (:attr:`StepContext.fixed_exchange`) skips the
+    round that tells sizes and the host wait it costs."""
 
     arrays: dict
     counters: dict = field(default_factory=dict)
+    fixed: bool = False
 
     def nbytes(self) -> int:
         return int(sum(getattr(a, "nbytes", 0) for a in self.arrays.values()))

@@ -431,7 +431,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     while not program.converged(report, step):
         if max_supersteps is not None and step >= max_supersteps:
             break
-        ctx = StepContext(step, report, p)
+        ctx = StepContext(step, report, p, fixed_exchange=nccl_uid is not None)
         mine = program.superstep(shard, state, ctx)
         t_kernel = profile()
         contributions = exchange(mine, step)

@@ -80,20 +80,25 @@ def buffers(shard, st):
     return st.out[0]
 
 
-def push(shard, st, m_f):
-    """Top-down visit of the frontier's out-edges (``m_f`` of them; counted here when None)."""
+def push(shard, st, m_f, read=True):
+    """Top-down visit of the frontier's out-edges (``m_f`` of them; counted here when None).
+    ``read=False``: the counts stay on the device (``st.counters``) and the claimed vertices are
+    the start of ``st.out[0]``: -> (None, m_f, None)."""
     out = buffers(shard, st)
     rows = kernels.frontier_rows(shard, st)
     if m_f is None:
         m_f = int((shard.indptr[rows + 1] - shard.indptr[rows]).sum())
     visit_push(shard.indptr, shard.indices, rows, m_f, shard.row_base, shard.rows, st.labels,
                st.parents, st.level, shard.degree, out, st.counters)
+    if not read:
+        return None, m_f, None
     count, degsum, _, _ = (int(x) for x in st.counters.get())
     return out[:count], m_f, degsum
 
 
-def pull(shard, st, m_f):
-    """Bottom-up visit: every unvisited owned vertex against the frontier's byte mask."""
+def pull(shard, st, m_f, read=True):
+    """Bottom-up visit: every unvisited owned vertex against the frontier's byte mask (``read`` as
+    for :func:`push`: False -> (None, None, None))."""
     import cupy as cp  # noqa: PLC0415
 
     out = buffers(shard, st)
@@ -101,6 +106,8 @@ def pull(shard, st, m_f):
     fmask = st.frontier.mask.view(cp.uint8)
     visit_pull(cindptr, cindices, fmask, shard.row_base, shard.rows, st.labels, st.parents,
                st.level, shard.degree, out, st.counters)
+    if not read:
+        return None, None, None
     count, degsum, scanned, _ = (int(x) for x in st.counters.get())
     return out[:count], scanned, degsum
 

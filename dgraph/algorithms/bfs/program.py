@@ -211,6 +211,10 @@ class BFS(Program):
         whole = shard.num_parts == 1
         if not whole:
             m_f = st.next_rows[1] if st.next_rows is not None else None
+        if self._fixed(st, ctx):  # the counts stay on the GPU until the union reads them with its own
+            _, touched, _ = step(shard, st, m_f, read=False)
+            words, tally = st.union.send_bits(st.out[0], st.counters, touched)
+            return Contribution({"bits": words, "tally": tally}, fixed=True)
         claimed, touched, degsum = step(shard, st, m_f)
         return Contribution(_frontier_payload(shard, st, claimed, whole),
                             {"count": len(claimed), "edges": touched, "degsum": degsum, "input_frontier": nf})
@@ -229,7 +233,22 @@ class BFS(Program):
 
         return solver.run_levels(self, shard, st, ctx, limit)
 
+    @staticmethod
+    def _fixed(st, ctx):
+        """Whether this superstep exchanges fixed-size bitmaps (``gpu-fused+union`` over NCCL, with
+        ``dgraph.config.bfs_bitmap_exchange`` on): the visit's counts are never read on their own."""
+        return st.implementation == "gpu-fused+union" and ctx.fixed_exchange and config.bfs_bitmap_exchange
+
     def receive(self, shard, st, contributions, ctx):
+        if contributions[0].fixed:  # one read: the union's counts and every shard's tally
+            new, degsum, rows, owned_deg, scanned = st.union.union_fixed(
+                [c.arrays["bits"] for c in contributions], [c.arrays["tally"] for c in contributions],
+                st.labels, st.level, shard.degree, dense=st.direction == "pull")
+            st.next_rows = None if rows is None else (rows, owned_deg)
+            st.frontier = Frontier.with_mask(shard.n, new, st.union.fmask.view(shard.xp.bool_))
+            st.prev_nf = ctx.report["frontier"]
+            st.m_u -= degsum
+            return {"direction": st.direction, "frontier": len(new), "edges": scanned, "frontier_edges": degsum}
         if len(contributions) == 1:
             c = contributions[0]
             new, count, degsum = c.arrays["v"], c.counters["count"], c.counters["degsum"]

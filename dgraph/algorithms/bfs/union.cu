@@ -28,6 +28,18 @@ __device__ void set_bits(const V* __restrict__ ids, i64 k, unsigned* words) {
     }
 }
 
+// The same for a visit whose count stayed on the device (counters[0], the visit kernels' output
+// count): a fixed grid strides over the claimed ids, so the host never reads the count.
+template <typename V>
+__device__ void set_bits_counted(const V* __restrict__ ids, const u64* __restrict__ counters, unsigned* words) {
+    i64 k = (i64)counters[0];
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < k; i += stride) {
+        i64 v = ids[i];
+        atomicOr(words + (v >> 5), 1u << bit_of(v));
+    }
+}
+
 // One vertex v of the union at rank r: its frontier slot, its level, and the sums (dg: degrees;
 // oc, od: the owned rows' count and degrees, lrows their local ids from the first owned rank on).
 template <typename V>
@@ -141,6 +153,12 @@ __global__ void emit_union_words_i64(const unsigned* words, const i64* incl, i64
 }
 __global__ void set_bits_i32(const int* ids, i64 k, unsigned* words) { set_bits<int>(ids, k, words); }
 __global__ void set_bits_i64(const i64* ids, i64 k, unsigned* words) { set_bits<i64>(ids, k, words); }
+__global__ void set_bits_counted_i32(const int* ids, const u64* counters, unsigned* words) {
+    set_bits_counted<int>(ids, counters, words);
+}
+__global__ void set_bits_counted_i64(const i64* ids, const u64* counters, unsigned* words) {
+    set_bits_counted<i64>(ids, counters, words);
+}
 __global__ void word_popc(const unsigned* words, i64 nw, i64* counts) {
     i64 w = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (w < nw) counts[w] = __popc(words[w]);

@@ -32,6 +32,8 @@ _SOURCE = source(__package__, "union.cu")
 UNION_BLOCKS = 1024
 #: the grid of the dense union's vertex kernel (one atomic a block on each counter)
 DENSE_UNION_BLOCKS = 4096
+#: the grid of set_bits_counted (it strides over a count the host does not know)
+SET_BITS_BLOCKS = 1024
 
 
 def kernel(name):
@@ -84,16 +86,59 @@ class FrontierUnion:
             if len(ids):
                 kernel("set_bits_" + dtype_suffix(ids.dtype))(
                     _blocks(len(ids)), (BLOCK,), (ids, cp.int64(len(ids)), self.words))
+        sparse = not any(len(bits) for _, bits in parts)
+        counts = self._emit(labels, level, degree, sparse).get()
+        return self._frontier(counts)
+
+    # -- the fixed-size exchange (dgraph.config.bfs_bitmap_exchange, over NCCL) ------------------------
+
+    def send_bits(self, claimed, counters, scanned=None):
+        """A visit's claimed vertices as a fixed-size contribution, without reading their count:
+        (the bitmap words of the first ``counters[0]`` entries of ``claimed``, a copy of the visit's
+        four counters, with ``scanned`` as the edges scanned when the host knows it (push))."""
+        import cupy as cp  # noqa: PLC0415
+
+        words = cp.zeros(self.nw, dtype=cp.uint32)
+        kernel("set_bits_counted_" + dtype_suffix(claimed.dtype))((SET_BITS_BLOCKS,), (BLOCK,), (claimed, counters, words))
+        tally = counters.copy()
+        if scanned is not None:
+            tally[2] = scanned
+        return words, tally
+
+    def union_fixed(self, bitmaps, tallies, labels, level, degree, dense):
+        """:meth:`union` of every shard's :meth:`send_bits`: the words ORed, the frontier emitted
+        (the vertex kernel when ``dense``, else a thread a word), and one read for the frontier's
+        counts and every shard's tally; -> (frontier ids, its degree sum, owned local rows or None,
+        their degree sum, the edges the shards scanned)."""
+        import cupy as cp  # noqa: PLC0415
+
+        if len(bitmaps) == 1:
+            self.words[...] = bitmaps[0]
+        else:
+            cp.bitwise_or(bitmaps[0], bitmaps[1], out=self.words)
+            for b in bitmaps[2:]:
+                cp.bitwise_or(self.words, b, out=self.words)
+        counts = cp.concatenate([self._emit(labels, level, degree, sparse=not dense), *tallies]).get()
+        scanned = int(sum(int(counts[4 + 4 * q + 2]) for q in range(len(tallies))))
+        return (*self._frontier(counts[:4]), scanned)
+
+    def _emit(self, labels, level, degree, sparse):
+        """The frontier of ``self.words`` emitted in vertex order (labels, byte mask, owned rows);
+        -> the four counters, on the device."""
+        import cupy as cp  # noqa: PLC0415
+
         kernel("word_popc")(_blocks(self.nw), (BLOCK,), (self.words, cp.int64(self.nw), self.incl))
         cp.cumsum(self.incl, out=self.incl)
         self.counters.fill(0)
-        sparse = not any(len(bits) for _, bits in parts)
         kernel(("emit_union_words_" if sparse else "emit_union_") + dtype_suffix(self.vdtype))(
             (min(_blocks(self.nw)[0], UNION_BLOCKS) if sparse else min(_blocks(self.n)[0], DENSE_UNION_BLOCKS),),
             (BLOCK,),
             (self.words, self.incl, cp.int64(self.nw), cp.int64(self.n), labels, cp.int32(level), degree, cp.int64(self.row_base),
              cp.int64(self.num_rows), self.out, self.lrows, self.fmask, self.counters))
-        count, degsum, owned, owned_deg = (int(x) for x in self.counters.get())
+        return self.counters
+
+    def _frontier(self, counts):
+        count, degsum, owned, owned_deg = (int(x) for x in counts)
         rows = self.lrows[:owned] if self.num_rows else None
         return self.out[:count], degsum, rows, owned_deg
 
