@@ -126,6 +126,10 @@ OPTIONS = (
            "partitioned BFS on GPUs over NCCL sends each superstep's claimed vertices as a fixed-size "
            "bitmap with its counters on the device: no size round, one host read a superstep (off: ids "
            "or a bitmap, whichever is smaller, after the sizes are exchanged)"),
+    Option("bfs_peer_levels", True, bool, "DGRAPH_BFS_PEER_LEVELS",
+           "partitioned BFS on GPUs over NCCL runs small-frontier push levels on every GPU in one "
+           "cooperative launch each, the GPUs meeting in each other's memory (CUDA IPC), not a "
+           "superstep a level (off: a superstep a level)"),
     Option("bfs_levels_frontier_limit", 1 << 16, int, "DGRAPH_LEVELS_MF_LIMIT",
            "frontier edges above which a BFS level goes back to the host-driven load-balanced kernel"),
     Option("bfs_levels_degree_limit", 2048, int, "DGRAPH_LEVELS_DEG_LIMIT",

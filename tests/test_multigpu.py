@@ -40,6 +40,7 @@ def test_cupy_shards_equal_single_gpu(client):
     graphs = [dgraph.generate("rmat", scale=14, seed=1), dgraph.generate("rmat", scale=12, seed=2, directed=True),
               dgraph.generate("grid", rows=30, cols=40)]
     graphs += [dgraph.from_edges(**kw) for _, kw in list(corpus(40, seed=31))[15:]]
+    batched = 0  # levels the peer-levels path ran (dgraph.config.bfs_peer_levels)
     for i, G in enumerate(graphs):
         if G.num_vertices < 4:
             continue
@@ -56,10 +57,14 @@ def test_cupy_shards_equal_single_gpu(client):
                         expected = "nccl" if (p <= _gpus() and transport == "auto") else "dask"
                         assert r.params["transport"] == expected
                     _check_same(r, ref, f"graph {i} p={p} {exchange} {executor} {transport}")
-                    if executor == "spmd" and transport == "auto":  # the sized exchange, not the fixed bitmaps
-                        with dgraph.config.override(bfs_bitmap_exchange=False):
+                    if executor == "spmd" and r.params["transport"] == "nccl":
+                        batched += sum(bool(s.get("batched")) for s in r.stats_records)
+                        # the sized exchange, a superstep a level: the path before the bitmaps and peer levels
+                        with dgraph.config.override(bfs_bitmap_exchange=False, bfs_peer_levels=False):
                             r = dgraph.bfs(PG, src, executor=executor, exchange=exchange)
                         _check_same(r, ref, f"graph {i} p={p} {exchange} sized exchange")
+                        assert not any(s.get("batched") for s in r.stats_records)
+    assert batched > 0  # the rmat graphs' and the grid's small levels ran as peer levels
 
 
 ALGORITHMS = [

@@ -150,6 +150,19 @@ class NcclTransport:
             held.update(arrived)
         return [held[i] for i in range(self.p)]
 
+    def share(self, data):
+        """Every rank's ``data`` (bytes of the same length on every rank), in rank order: one NCCL
+        all-gather and one read (:attr:`dgraph.engine.program.StepContext.share`)."""
+        import cupy as cp  # noqa: PLC0415
+        from cupy.cuda import nccl  # noqa: PLC0415
+
+        n = len(data)
+        send = cp.asarray(np.frombuffer(bytes(data), dtype=np.uint8))
+        recv = cp.empty(n * self.p, dtype=cp.uint8)
+        self.comm.allGather(send.data.ptr, recv.data.ptr, n, nccl.NCCL_UINT8, cp.cuda.get_current_stream().ptr)
+        got = recv.get().tobytes()
+        return [got[i * n:(i + 1) * n] for i in range(self.p)]
+
     def gather(self, mine: Contribution, root=0):
         """Every partition's contribution on ``root`` (in partition order; None elsewhere): one
         size round and one data round, each a single NCCL group."""

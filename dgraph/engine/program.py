@@ -53,6 +53,10 @@ class StepContext:
     #: set where the exchange moves :attr:`Contribution.fixed` contributions without first telling
     #: the peers their sizes (NCCL between GPUs): a Program may then keep its counters on the device
     fixed_exchange: bool = False
+    #: where the shards can swap a few bytes at once (the spmd executor over NCCL): ``share(data)``
+    #: -> every shard's ``data`` (the same length on each), in partition order; a collective that every
+    #: shard calls in the same superstep (None elsewhere)
+    share: object = None
 
 
 @dataclass
@@ -81,6 +85,9 @@ class Program:
     #: may leave the next superstep's first kernels queued: the ``local`` executor then does not wait
     #: for the device after a batch (that wait would stall the work queued ahead)
     steps_timed = False
+    #: when True, the spmd executor offers ``run_steps`` partitioned shards too (with ``ctx.share``
+    #: set): every shard must then return a batch of the same length, or None, in the same superstep
+    partitioned_steps = False
 
     def init(self, shard):
         raise NotImplementedError

@@ -403,8 +403,9 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
 
         transport = NcclTransport(communicator(nccl_uid, p, q, job=run), schedule, q)
         exchange, gather = transport.exchange, transport.gather
+        share = transport.share if getattr(program, "partitioned_steps", False) else None
     else:
-        exchange, gather = exchange_dask, gather_dask
+        exchange, gather, share = exchange_dask, gather_dask, None
 
     if config.profile_supersteps:  # each superstep's time split into kernel_s, exchange_s, receive_s
         wait = shard.xp.cuda.get_current_stream().synchronize if shard.backend == "cupy" else (lambda: None)
@@ -431,7 +432,21 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     while not program.converged(report, step):
         if max_supersteps is not None and step >= max_supersteps:
             break
-        ctx = StepContext(step, report, p, fixed_exchange=nccl_uid is not None)
+        ctx = StepContext(step, report, p, fixed_exchange=nccl_uid is not None, share=share)
+        batch = None
+        if share is not None:  # levels run on every shard at once, meeting on the devices
+            batch = program.run_steps(shard, state, ctx, (1 << 30) if max_supersteps is None else max_supersteps - step)
+        if batch:
+            for got, seconds in batch:
+                if q == 0:
+                    records.append({"superstep": step, **got, "bytes_exchanged": 0, "time_s": seconds,
+                                    "batched": True})
+                    if feed is not None:
+                        feed.append(records[-1])
+                step += 1
+            report = batch[-1][0]
+            last, c_last = time.perf_counter(), startup_seconds()
+            continue
         mine = program.superstep(shard, state, ctx)
         t_kernel = profile()
         contributions = exchange(mine, step)

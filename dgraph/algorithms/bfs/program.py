@@ -113,7 +113,7 @@ class BFSState:
     (``m_u``: unvisited edges, ``prev_nf``), and the implementation's buffers."""
 
     __slots__ = ("labels", "parents", "frontier", "direction", "level", "m_u", "prev_nf", "out", "counters",
-                 "unset", "levels", "union", "next_rows", "implementation", "word")
+                 "unset", "levels", "union", "next_rows", "implementation", "word", "peers")
 
 
 class BFS(Program):
@@ -125,6 +125,7 @@ class BFS(Program):
 
     name = "bfs"
     replicated_result = True
+    partitioned_steps = True  # gpu-fused+union over NCCL: push levels on every GPU at once (peers.py)
 
     def __init__(self, source, direction="auto", alpha=15.0, beta=18.0, kernels="fused", implementation=None):
         if implementation is not None and implementation not in IMPLEMENTATIONS:
@@ -170,6 +171,7 @@ class BFS(Program):
         st.levels = None
         st.union = None      # the bitmap union buffers of gpu-fused+union (union.py)
         st.next_rows = None  # (owned local rows, their degree sum) of the frontier, when the union gave them
+        st.peers = None      # peer levels (peers.py): None until the run's first batch, then whether they run
         return st
 
     def _implementation(self, shard):
@@ -227,6 +229,10 @@ class BFS(Program):
             from . import solver  # noqa: PLC0415
 
             return solver.cpu_run_levels(self, shard, st, ctx, limit)
+        if st.implementation == "gpu-fused+union":
+            from . import peers  # noqa: PLC0415
+
+            return peers.run_levels(self, shard, st, ctx, limit) if peers.usable(self, shard, st, ctx) else None
         if st.implementation != "gpu-fused+levels":
             return None
         from . import solver  # noqa: PLC0415
