@@ -17,13 +17,29 @@ from ..engine.run import run_program
 
 def bench_superstep(PG, *, executor="spmd", exchange="butterfly", fanout=None, supersteps=50, repeat=3,
                     transport="auto"):
-    times = []
-    for _ in range(repeat + 1):
+    """The empty superstep's time; over NCCL also the fixed-size one (:class:`Idle` ``fixed=True``:
+    no size round, one read from the device a superstep), the two alternating run by run."""
+    def one(fixed):
         t = time.perf_counter()
-        r = run_program(lambda ids: Idle(supersteps), PG, executor=executor, exchange=exchange, fanout=fanout,
-                        transport=transport)
-        times.append(time.perf_counter() - t)
-    per = [t / supersteps for t in times[1:]]
+        r = run_program(lambda ids: Idle(supersteps, fixed=fixed), PG, executor=executor, exchange=exchange,
+                        fanout=fanout, transport=transport)
+        return time.perf_counter() - t, r
+
+    _, r = one(False)
+    nccl = r.params.get("transport") == "nccl"
+    if nccl:
+        one(True)  # warm-up
+    times, fixed_times = [], []
+    for _ in range(repeat):
+        times.append(one(False)[0])
+        if nccl:
+            fixed_times.append(one(True)[0])
+    per = [t / supersteps for t in times]
+    extra = {}
+    if nccl:
+        fixed_per = [t / supersteps for t in fixed_times]
+        extra = {"fixed_per_superstep_ms": statistics.median(fixed_per) * 1e3,
+                 "fixed_per_superstep_ms_min": min(fixed_per) * 1e3}
     return {
         "executor": executor,
         "exchange": r.params["exchange"],
@@ -35,6 +51,7 @@ def bench_superstep(PG, *, executor="spmd", exchange="butterfly", fanout=None, s
         "repeat": repeat,
         "per_superstep_ms": statistics.median(per) * 1e3,
         "per_superstep_ms_min": min(per) * 1e3,
+        **extra,
     }
 
 
@@ -44,4 +61,7 @@ def format_superstep(fig) -> str:
             f"{fig['partitions']} partitions, "
             f"{fig['backend']}:\n"
             f"  per superstep {fig['per_superstep_ms']:9.3f} ms   (median of {fig['repeat']} runs of "
-            f"{fig['supersteps']} supersteps; min {fig['per_superstep_ms_min']:.3f} ms)")
+            f"{fig['supersteps']} supersteps; min {fig['per_superstep_ms_min']:.3f} ms)" +
+            (f"\n  fixed-size  {fig['fixed_per_superstep_ms']:9.3f} ms   (no size round, one read from the GPU a "
+             f"superstep, as BFS's bitmap exchange; min {fig['fixed_per_superstep_ms_min']:.3f} ms)"
+             if "fixed_per_superstep_ms" in fig else ""))
