@@ -93,11 +93,12 @@ PUSH = True
 class _Held:
     """What a shard's tasks keep on its worker for one run."""
 
-    __slots__ = ("program", "schedule", "shard", "state", "p", "settings")
+    __slots__ = ("program", "schedule", "shard", "state", "p", "settings", "final")
 
     def __init__(self, program, schedule, shard, state, p, settings):
         self.program, self.schedule, self.shard, self.state, self.p = program, schedule, shard, state, p
         self.settings = settings
+        self.final = None  # shard 0's own final contribution, kept here (a replicated result)
 
 
 def _box(worker=None):
@@ -195,9 +196,13 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
         contributions = [parts[q] for q in range(p)]
         if mine["kind"] == "final":
             del box[token, part]
-            if contributions[part] is not None:
-                program.final_receive(shard, state, contributions)
-            result = program.finish(shard, state) if part == 0 or not program.replicated_result else None
+            result = None
+            if part == 0 or not program.replicated_result:  # else nobody reads this shard's result
+                if program.replicated_result:
+                    contributions[part] = held.final  # kept on this worker, not sent
+                if contributions[part] is not None:
+                    program.final_receive(shard, state, contributions)
+                result = program.finish(shard, state)
             return {"kind": "done", "report": report, "parts": None, "result": result}
         from ..exchange import bytes_moved  # noqa: PLC0415
 
@@ -206,7 +211,10 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
         report["_finished_at"] = time.time()
         report["_startup_s"], spent = spent + startup.seconds(), -startup.seconds()
     if receive_only or program.converged(report, step):
-        return {"kind": "final", "report": report, "parts": {part: program.final_contribution(shard, state)}}
+        final = program.final_contribution(shard, state)
+        if program.replicated_result and part == 0:  # only shard 0's result is read: the finals go there
+            held.final, final = final, None
+        return {"kind": "final", "report": report, "parts": {part: final}}
     parts = {part: program.superstep(shard, state, StepContext(step, report, p))}
     return {"kind": "step", "report": report, "parts": parts, "startup_s": spent + startup.seconds()}
 
@@ -337,7 +345,48 @@ class _Graph:
         layers = {f"{self.tag}-w{q}": MaterializedLayer(self._tasks(q), annotations={"workers": [self.workers[q]]})
                   for q, specs in enumerate(self.specs) if specs}
         graph = HighLevelGraph(layers, {name: set(layers) - {name} for name in layers})
-        return client.get(graph, [r.key for r in refs], sync=False) if refs else []
+        if not refs:
+            return []
+        keys = [r.key for r in refs]
+        order = {key: i for specs in self.specs for i, key in enumerate(specs)}  # a shard's tasks in step order
+        futures = _submit_ordered(client, graph, keys, order)
+        return futures if futures is not None else client.get(graph, keys, sync=False)
+
+
+def _submit_ordered(client, graph, keys, order):
+    """``client.get(graph, keys, sync=False)`` with the tasks' order given (``order``: key -> rank), so
+    the scheduler does not order the graph itself (``dask.order`` in a thread of its own: a hand-off
+    and back, about a millisecond a graph on a loaded box).  ``Client.get`` takes no order, so this
+    goes through the method it calls (distributed's ``_graph_to_futures``); None where that method
+    does not take these arguments (another version of distributed): the caller then uses
+    ``client.get``."""
+    usable = _ORDERED.get(type(client))
+    if usable is None:
+        usable = _ORDERED[type(client)] = _takes_order(client)
+    if not usable:
+        return None
+    from dask._expr import HLGExpr  # noqa: PLC0415
+    from distributed.spans import SpanMetadata  # noqa: PLC0415
+
+    futures = client._graph_to_futures(expr=HLGExpr(graph), keys=set(keys), internal_priority=order,
+                                       span_metadata=SpanMetadata(collections=[{"type": "low-level-graph"}]))
+    return [futures[k] for k in keys]
+
+
+_ORDERED = {}  # client class -> whether _submit_ordered can use it
+
+
+def _takes_order(client):
+    import inspect  # noqa: PLC0415
+
+    try:
+        from dask._expr import HLGExpr  # noqa: F401, PLC0415
+        from distributed.spans import SpanMetadata  # noqa: F401, PLC0415
+
+        params = inspect.signature(client._graph_to_futures).parameters
+    except (AttributeError, ImportError, TypeError, ValueError):
+        return False
+    return {"expr", "keys", "span_metadata", "internal_priority"} <= set(params)
 
 
 def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=4, retries=2):
@@ -500,10 +549,13 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
         results = [done[q] for q in qs]
         ahead.clear()  # the steps submitted ahead and not started are released
         links = []
-        wait_or_lost(client, results, workers, what)  # they stay on the workers until read
-        for f in results:
-            if f.status != "finished":
-                gather_or_lost(client, [f], workers, what)  # raises the task's own error
+        if not program.replicated_result:  # every shard's result; they stay on the workers until read
+            wait_or_lost(client, results, workers, what)
+            for f in results:
+                if f.status != "finished":
+                    gather_or_lost(client, [f], workers, what)  # raises the task's own error
+        # else the "done" report came from shard 0's task as it returned the result: no wait for the
+        # scheduler to say so too (a worker lost since then is noticed when the result is read)
         ok = True
     finally:
         _close_inbox(client, token)
