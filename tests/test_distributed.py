@@ -238,7 +238,7 @@ def test_issue24_3_tasks_feeds_each_superstep_while_the_run_goes_on(client):
         r = run_program(lambda ids: Idle(12), PG, executor="tasks", on_step=on_step)
         assert seen == list(range(12)) and r.supersteps == 12
         assert during == [2]  # both shards' state still on their workers: the run was not over
-    assert G.num_arcs // 2 > tasks.INLINE_ARCS  # the grid's shards ran in the workers' threads
+    assert G.num_arcs // 2 > tasks.INLINE_ARCS  # the grid's shards' first tasks ran in the workers' threads
 
 
 def _push_state(dask_worker):

@@ -43,11 +43,13 @@ So ``on_step`` (and the progress bar) sees each superstep as it finishes.
 A task submitted ahead that finds the shard finished does nothing, and the
 ones not yet started are released when the run ends.
 
-Small shards run their superstep tasks on the worker's event loop (an
-``async`` task: no hand-off to the worker's thread and back, about a
-millisecond on a loaded 2-core box); shards of more than ``INLINE_ARCS``
-arcs run in the worker's thread, so the worker keeps serving its peers
-while a kernel runs.
+Short superstep tasks run on the worker's event loop (an ``async`` task:
+no hand-off to the worker's thread and back, about a millisecond on a
+loaded 2-core box): those of shards of at most ``INLINE_ARCS`` arcs, and
+those of a larger shard whose previous task's work took at most
+``INLINE_S`` seconds (BFS's supersteps after the big levels, an empty
+superstep).  The others run in the worker's thread, so the worker keeps
+serving its peers while a long kernel runs.
 
 A lost worker costs a retry, not the run.  Dask cannot redo a superstep on
 its own (a shard's state lives on its worker), so every wait also watches
@@ -84,6 +86,8 @@ from .program import StepContext
 TOPIC = "dgraph-superstep"
 #: shards of at most this many arcs run their supersteps on the worker's event loop
 INLINE_ARCS = 1 << 16
+#: and a larger shard's next task too, when its last task's work took at most this many seconds
+INLINE_S = 0.002
 #: contributions go to the workers that consume them as soon as they are made (dgraph/engine/push.py)
 PUSH = True
 
@@ -93,12 +97,13 @@ PUSH = True
 class _Held:
     """What a shard's tasks keep on its worker for one run."""
 
-    __slots__ = ("program", "schedule", "shard", "state", "p", "settings", "final")
+    __slots__ = ("program", "schedule", "shard", "state", "p", "settings", "final", "last_s")
 
     def __init__(self, program, schedule, shard, state, p, settings):
         self.program, self.schedule, self.shard, self.state, self.p = program, schedule, shard, state, p
         self.settings = settings
         self.final = None  # shard 0's own final contribution, kept here (a replicated result)
+        self.last_s = None  # seconds the shard's last task's work took (see INLINE_S)
 
 
 def _box(worker=None):
@@ -124,7 +129,7 @@ async def _first(program, schedule, p, token, part, receive_only, settings, shar
     token, with the client's config ``settings``), then as :func:`_step` (nothing to receive yet)."""
     from distributed import get_worker  # noqa: PLC0415
 
-    return await _run(get_worker(), shard.num_arcs, token, part, 0, receive_only,
+    return await _run(get_worker(), shard.num_arcs <= INLINE_ARCS, token, part, 0, receive_only,
                       (program, schedule, shard, p, settings), ())
 
 
@@ -139,21 +144,22 @@ async def _step(token, part, step, receive_only, mine, *received):
 
     worker = get_worker()
     held = _box(worker).get((token, part)) if mine["kind"] in ("step", "final") else None
-    arcs = held.shard.num_arcs if held is not None else 0
-    return await _run(worker, arcs, token, part, step, receive_only, mine, received)
+    inline = (held is None or held.shard.num_arcs <= INLINE_ARCS
+              or (held.last_s is not None and held.last_s <= INLINE_S))
+    return await _run(worker, inline, token, part, step, receive_only, mine, received)
 
 
-async def _run(worker, arcs, token, part, step, receive_only, mine, received):
-    """The task's work on the worker's event loop for a shard of at most INLINE_ARCS arcs, else in
-    the worker's thread pool (so the worker keeps serving its peers while a kernel runs)."""
+async def _run(worker, inline, token, part, step, receive_only, mine, received):
+    """The task's work on the worker's event loop (``inline``), else in the worker's thread pool (so
+    the worker keeps serving its peers while a long kernel runs)."""
     import asyncio  # noqa: PLC0415
 
     args = (worker, token, part, step, receive_only, mine, received)
     try:
-        if arcs > INLINE_ARCS:
-            out = await asyncio.get_running_loop().run_in_executor(worker.executors["default"], _step_body, *args)
-        else:
+        if inline:
             out = _step_body(*args)
+        else:
+            out = await asyncio.get_running_loop().run_in_executor(worker.executors["default"], _step_body, *args)
     except Exception:  # the client hears of it now, not at its next look at the futures
         worker.log_event(TOPIC, {"run": token, "step": step, "kind": "error", "report": pickle.dumps(part)})
         raise
@@ -170,8 +176,13 @@ def _step_body(worker, token, part, step, receive_only, mine, received):
     else:
         held = _box(worker).get((token, part)) if mine["kind"] in ("step", "final") else None
         settings = held.settings if held is not None else None
+    t = time.perf_counter()
     with config.applied(settings):
-        return _step_under(worker, token, part, step, receive_only, mine, received)
+        out = _step_under(worker, token, part, step, receive_only, mine, received)
+    held = _box(worker).get((token, part))
+    if held is not None:  # how long this shard's work takes: where its next task runs (INLINE_S)
+        held.last_s = time.perf_counter() - t
+    return out
 
 
 def _step_under(worker, token, part, step, receive_only, mine, received):
