@@ -17,7 +17,11 @@ columns of one line, not lines of different calls.
 ``--bfs SCALE``: instead of the empty program, BFS on rmat SCALE from the vertex of largest
 out-degree (tuned clusters only), the same alternation; prints dgraph's ``run_time`` (median ms),
 the part of it outside the supersteps (``run_time`` minus the supersteps' ``time_s``), the CPU ms a
-run, and checks that both executors give the same depth and parent arrays.
+run, and checks that both executors give the same depth and parent arrays.  ``--backend cupy``
+(with ``--bfs``): CuPy shards on the LocalCUDACluster ``connect("cuda")`` starts (one worker a GPU),
+for the GPU host:
+
+    python3 benchmarks/tasks-ab.py --before bb4d9c6 --bfs 22 --partitions 2 --rounds 5 --backend cupy
 """
 
 from __future__ import annotations
@@ -87,6 +91,7 @@ def main(argv=None):
     ap.add_argument("--tuned-only", action="store_true", help="skip the untuned clusters")
     ap.add_argument("--json", default=None)
     ap.add_argument("--bfs", type=int, default=None, metavar="SCALE", help="BFS on rmat SCALE, not the empty program")
+    ap.add_argument("--backend", choices=("numpy", "cupy"), default="numpy", help="with --bfs: the shards' backend")
     args = ap.parse_args(argv)
     if args.bfs is not None:
         return bfs_ab(args)
@@ -158,18 +163,21 @@ def bfs_ab(args):
         out, records = before.run_tasks(*a, **k)
         return (out if callable(out) else (lambda out=out: out)), records
 
-    G = dgraph.generate("rmat", scale=args.bfs, seed=1)
+    G = dgraph.generate("rmat", scale=args.bfs, seed=1, backend=args.backend)
     src = G.ids.to_user(int(np.argmax(to_numpy(G.out_degree())))).item()
     impls = {f"before ({args.before})": before_run_tasks, "now": current.run_tasks}
     real = current.run_tasks
     figs = []
-    print(f"BFS rmat{args.bfs} under tasks, tuned cluster: ms a run (median of {args.rounds}), outside the "
-          f"supersteps, CPU ms a run")
+    print(f"BFS rmat{args.bfs} ({args.backend}) under tasks, tuned cluster: ms a run (median of {args.rounds}), "
+          f"outside the supersteps, CPU ms a run")
     try:
         for p in args.partitions:
-            client = dgraph.cluster.connect(workers=p, dashboard=False)
+            if args.backend == "cupy":
+                client = dgraph.cluster.connect("cuda", dashboard=False)
+            else:
+                client = dgraph.cluster.connect(workers=p, dashboard=False)
             try:
-                PG = G.partition(p, client=client)
+                PG = G.partition(p, client=client, backend=args.backend)
                 procs = [psutil.Process(pid) for pid in client.run(os.getpid).values()] + [psutil.Process()]
                 got = {name: [] for name in impls}
                 answers = {}
@@ -188,7 +196,7 @@ def bfs_ab(args):
             finally:
                 dgraph.cluster.close()
             (d0, p0), (d1, p1) = answers.values()
-            line = {"partitions": p, "scale": args.bfs,
+            line = {"partitions": p, "scale": args.bfs, "backend": args.backend,
                     "equal": bool(np.array_equal(d0, d1) and np.array_equal(p0, p1))}
             for name, v in got.items():
                 line[name] = statistics.median(x[0] for x in v)

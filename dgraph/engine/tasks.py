@@ -30,7 +30,11 @@ sends the final contributions (parents to reconcile, ...) instead of a
 superstep's, through the same exchange, and the next one merges them,
 finishes the shard, removes its state and returns its result columns,
 which stay on the worker until read (``bfs-result-p3-<run>`` then picks
-them out there).  The run needs no task of its own to start or end, and
+them out there).  For a replicated result (only shard 0's is read) shard 0
+keeps its own final contribution on its worker and the others send theirs:
+only shard 0 merges and finishes (as ``spmd`` gathers onto shard 0), and no
+final contribution goes to a shard that would not use it (at rmat22 they
+are ~10 MB each).  The run needs no task of its own to start or end, and
 the client no round trip to submit them.  Only contributions travel.
 
 The client never waits inside the loop for a superstep it could submit: it
@@ -41,7 +45,11 @@ task publishes its report as a Dask event (``Worker.log_event``, topic
 ``dgraph-superstep``) that the scheduler forwards to the subscribed client.
 So ``on_step`` (and the progress bar) sees each superstep as it finishes.
 A task submitted ahead that finds the shard finished does nothing, and the
-ones not yet started are released when the run ends.
+ones not yet started are released when the run ends.  Each graph goes with
+its tasks' order (a shard's tasks in step order), so the scheduler does not
+run ``dask.order`` on it in a thread of its own.  A replicated result's
+"done" report comes from the task that made it: the client does not then
+wait for the scheduler to say the result is in memory.
 
 Short superstep tasks run on the worker's event loop (an ``async`` task:
 no hand-off to the worker's thread and back, about a millisecond on a
