@@ -304,33 +304,47 @@ def test_issue24_push_sends_by_the_contributions_real_bytes():
     assert push.how({"kind": "skip", "report": {}, "parts": None}) is None
 
 
-def _set_push_max(dask_worker, value):
+def _set_push_limit(dask_worker, name, value):
     from dgraph.engine import push
 
-    old, push.PUSH_MAX_BYTES = push.PUSH_MAX_BYTES, value
+    old = getattr(push, name)
+    setattr(push, name, value)
     return old
+
+
+def _bfs_with_push_limit(client, name, value):
+    """BFS on 2 partitions with push.<name> = value on the workers; -> (result, reference, the plugin's
+    counts before and after, per worker)."""
+    G = dgraph.generate("rmat", scale=8, seed=5)
+    src = _source(G)
+    PG = G.partition(2, client=client)
+    dgraph.bfs(PG, src, executor="tasks")  # the plugin installed
+    before = {w: c for w, (c, _, _) in client.run(_push_state).items()}
+    old = client.run(_set_push_limit, name=name, value=value)
+    try:
+        r = dgraph.bfs(PG, src, executor="tasks")
+    finally:
+        for w, was in old.items():
+            client.run(_set_push_limit, name=name, value=was, workers=[w])
+    after = {w: c for w, (c, _, _) in client.run(_push_state).items()}
+    return r, dgraph.bfs(G, src), before, after
 
 
 def test_issue24_tasks_large_contributions_are_fetched_not_pushed(client):
     """A contribution over push.PUSH_MAX_BYTES is left for Dask to fetch (the worker plugin counts it
-    "not pushed" and sends nothing); the answer stays exact."""
-    G = dgraph.generate("rmat", scale=8, seed=5)
-    src = _source(G)
-    ref = dgraph.bfs(G, src)
-    PG = G.partition(2, client=client)
-    dgraph.bfs(PG, src, executor="tasks")  # the plugin installed
-    before = {w: c for w, (c, _, _) in client.run(_push_state).items()}
-    old = client.run(_set_push_max, value=-1)  # every output is over it
-    try:
-        r = dgraph.bfs(PG, src, executor="tasks")
-    finally:
-        for w, value in old.items():
-            client.run(_set_push_max, value=value, workers=[w])
+    "not pushed" and sends nothing); one over PICKLE_BYTES goes through Dask's serializers; the
+    answers stay exact."""
+    r, ref, before, after = _bfs_with_push_limit(client, "PUSH_MAX_BYTES", -1)  # every output is over it
     _check_same(r, ref, "nothing pushed")
-    after = {w: c for w, (c, _, _) in client.run(_push_state).items()}
     for w, counts in after.items():
         assert counts["not pushed"] > before[w]["not pushed"], (w, counts)
         assert counts["sent"] == before[w]["sent"], (w, counts)
+    r, ref, before, after = _bfs_with_push_limit(client, "PICKLE_BYTES", -1)
+    _check_same(r, ref, "pushed through Dask's serializers")
+    for w, counts in after.items():
+        assert counts["serialize"] > before[w]["serialize"], (w, counts)
+        assert counts["pickle"] == before[w]["pickle"], (w, counts)
+        assert counts["received"] > before[w]["received"], (w, counts)
 
 
 def test_issue24_tasks_replicated_finals_go_to_shard_0_alone(client):
