@@ -238,7 +238,7 @@ def test_issue24_3_tasks_feeds_each_superstep_while_the_run_goes_on(client):
         r = run_program(lambda ids: Idle(12), PG, executor="tasks", on_step=on_step)
         assert seen == list(range(12)) and r.supersteps == 12
         assert during == [2]  # both shards' state still on their workers: the run was not over
-    assert G.num_arcs // 2 > tasks.INLINE_ARCS  # the grid's shards ran in the workers' threads
+    assert G.num_arcs // 2 > tasks.INLINE_ARCS  # the grid's shards' first tasks ran in the workers' threads
 
 
 def _push_state(dask_worker):
@@ -274,6 +274,114 @@ def test_issue24_tasks_push_contributions_ahead_exact_and_released(client):
         time.sleep(0.2)
     left = client.run(_push_state)
     assert all(n == 0 and not held for _, n, held in left.values()), left
+
+
+def test_issue24_push_sends_by_the_contributions_real_bytes():
+    """What push.py sends is decided by the bytes of the arrays in a task's contributions, not by
+    Dask's ``sizeof`` (which counts a few hundred bytes for a Contribution of megabytes, so the
+    final parents of a large BFS were pickled in the message and came late): small ones as one
+    pickle, mid-sized through Dask's serializers, large ones (and "done"/"skip" outputs) not at all."""
+    from dask.sizeof import sizeof
+
+    from dgraph.engine import push
+    from dgraph.engine.program import Contribution
+
+    def out(nbytes, kind="step", q=1):
+        return {"kind": kind, "report": {}, "parts": {q: Contribution({"v": np.zeros(nbytes, np.uint8)}, {})}}
+
+    big = out(push.PUSH_MAX_BYTES + 1, "final")
+    assert sizeof(big) < push.PICKLE_BYTES  # what the old test saw: "small", pickled in the message
+    assert push.payload_bytes(big) == push.PUSH_MAX_BYTES + 1
+    assert push.how(big) is None  # the consumer fetches it
+    assert push.how(out(push.PUSH_MAX_BYTES, "final")) == "serialize"
+    assert push.how(out(push.PICKLE_BYTES + 1)) == "serialize"
+    assert push.how(out(push.PICKLE_BYTES)) == "pickle"
+    assert push.how({"kind": "final", "report": {}, "parts": {0: None}}) == "pickle"  # shard 0's kept final
+    two = {"kind": "step", "report": {}, "parts": {0: out(push.PICKLE_BYTES)["parts"][1],
+                                                     1: out(push.PICKLE_BYTES)["parts"][1]}}
+    assert push.payload_bytes(two) == 2 * push.PICKLE_BYTES and push.how(two) == "serialize"
+    assert push.how({"kind": "done", "report": {}, "parts": None, "result": {"x": np.zeros(8)}}) is None
+    assert push.how({"kind": "skip", "report": {}, "parts": None}) is None
+
+
+def _set_push_limit(dask_worker, name, value):
+    from dgraph.engine import push
+
+    old = getattr(push, name)
+    setattr(push, name, value)
+    return old
+
+
+def _bfs_with_push_limit(client, name, value):
+    """BFS on 2 partitions with push.<name> = value on the workers; -> (result, reference, the plugin's
+    counts before and after, per worker)."""
+    G = dgraph.generate("rmat", scale=8, seed=5)
+    src = _source(G)
+    PG = G.partition(2, client=client)
+    dgraph.bfs(PG, src, executor="tasks")  # the plugin installed
+    before = {w: c for w, (c, _, _) in client.run(_push_state).items()}
+    old = client.run(_set_push_limit, name=name, value=value)
+    try:
+        r = dgraph.bfs(PG, src, executor="tasks")
+    finally:
+        for w, was in old.items():
+            client.run(_set_push_limit, name=name, value=was, workers=[w])
+    after = {w: c for w, (c, _, _) in client.run(_push_state).items()}
+    return r, dgraph.bfs(G, src), before, after
+
+
+def test_issue24_tasks_large_contributions_are_fetched_not_pushed(client):
+    """A contribution over push.PUSH_MAX_BYTES is left for Dask to fetch (the worker plugin counts it
+    "not pushed" and sends nothing); one over PICKLE_BYTES goes through Dask's serializers; the
+    answers stay exact."""
+    r, ref, before, after = _bfs_with_push_limit(client, "PUSH_MAX_BYTES", -1)  # every output is over it
+    _check_same(r, ref, "nothing pushed")
+    for w, counts in after.items():
+        assert counts["not pushed"] > before[w]["not pushed"], (w, counts)
+        assert counts["sent"] == before[w]["sent"], (w, counts)
+    r, ref, before, after = _bfs_with_push_limit(client, "PICKLE_BYTES", -1)
+    _check_same(r, ref, "pushed through Dask's serializers")
+    for w, counts in after.items():
+        assert counts["serialize"] > before[w]["serialize"], (w, counts)
+        assert counts["pickle"] == before[w]["pickle"], (w, counts)
+        assert counts["received"] > before[w]["received"], (w, counts)
+
+
+def test_issue24_tasks_replicated_finals_go_to_shard_0_alone(client):
+    """For a replicated result (only shard 0's is read), shard 0 keeps its own final contribution on its
+    worker and the others send theirs: shard 0's final_receive gets every shard's (its own included),
+    the other shards neither receive nor finish (as spmd gathers onto shard 0)."""
+    from dgraph.engine.idle import Idle
+    from dgraph.engine.program import Contribution
+    from dgraph.engine.run import run_program
+
+    class Unshippable:
+        """Any attempt to send it (push or Dask's fetch) fails the run."""
+
+        nbytes = 8
+
+        def __reduce__(self):
+            raise TypeError("shard 0's own final contribution was sent to another worker")
+
+    class Finals(Idle):
+        def final_contribution(self, shard, state):
+            if shard.part == 0:
+                return Contribution({"who": Unshippable()}, {})
+            return Contribution({"who": np.array([shard.part])}, {})
+
+        def final_receive(self, shard, state, contributions):
+            assert shard.part == 0, "a shard whose result nobody reads received the finals"
+            state["seen"] = [type(c.arrays["who"]).__name__ if shard.part == q else int(c.arrays["who"][0])
+                             for q, c in enumerate(contributions)]
+
+        def finish(self, shard, state):
+            code = 1 + 10 * (state.get("seen") == ["Unshippable", 1])
+            return {"seen": np.full(shard.n, code)}
+
+    PG = dgraph.generate("rmat", scale=6, seed=3).partition(2, client=client)
+    r = run_program(lambda ids: Finals(3), PG, executor="tasks")
+    assert r.supersteps == 3
+    assert set(to_numpy(r.raw("seen")).tolist()) == {11}
 
 
 def _raising_idle(supersteps):

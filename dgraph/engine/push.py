@@ -22,6 +22,17 @@ the key), and Dask keeps the final say.
 - A worker lost mid-run loses what the dataflow would have lost without the copies, and the
   executor's retry (dgraph/engine/tasks.py) does the rest.
 
+What is pushed is decided by the output's real size, the bytes of the arrays in its contributions
+(:func:`payload_bytes`; Dask's ``sizeof`` does not see into a
+:class:`~dgraph.engine.program.Contribution` and counts a few hundred bytes for any of them):
+:func:`how` gives "pickle" (at most ``PICKLE_BYTES``: one protocol-5 pickle in the message),
+"serialize" (Dask's serializers: the arrays as out-of-band frames) or None, not pushed, above
+``PUSH_MAX_BYTES``.  A push saves one scheduler round trip and the consumer's request; an output
+that takes longer than that to pickle, send and read (a BFS's final parents, megabytes) comes
+late: the consumer has begun its own fetch, the push is thrown away, and the producer's event loop
+spent the time twice (issue 24: on CuPy shards every such copy goes through host memory, and
+BFS rmat22 spent 77 ms outside its supersteps pushed against 25 ms fetched).
+
 :class:`Push` is a worker plugin (``name = "dgraph-push"``) that :func:`install` registers once a
 client; the executor wraps a task whose output has remote consumers in :func:`pushing`.
 """
@@ -42,9 +53,11 @@ OP = "dgraph_push"
 SWEEP_S = 0.5
 #: a pushed copy no task used is released after this many seconds
 UNUSED_S = 60.0
-#: outputs of at most this many bytes (dask's sizeof) travel as one pickle (protocol 5); larger
-#: ones through Dask's serializers (zero-copy frames; CuPy: its device serializer)
+#: outputs of at most this many bytes (:func:`payload_bytes`) travel as one pickle (protocol 5);
+#: larger ones through Dask's serializers (the arrays as out-of-band frames)
 PICKLE_BYTES = 1 << 16
+#: outputs of more bytes are not pushed: the consumer fetches them (see the module docstring)
+PUSH_MAX_BYTES = 1 << 20
 
 logger = logging.getLogger(__name__)
 _INSTALLED = weakref.WeakKeyDictionary()
@@ -59,19 +72,52 @@ def install(client):
         _INSTALLED[client] = True
 
 
+def payload_bytes(out):
+    """The bytes of the arrays a task's output carries (its contributions; Dask's ``sizeof`` for
+    anything else)."""
+    total = 0
+    for c in (out.get("parts") or {}).values():
+        if c is None:
+            continue
+        nbytes = getattr(c, "nbytes", None)
+        if callable(nbytes):
+            total += int(nbytes())
+        else:
+            from dask.sizeof import sizeof  # noqa: PLC0415
+
+            total += int(sizeof(c))
+    return total
+
+
+def how(out):
+    """How :func:`pushing` sends the output ``out`` of a task: "pickle", "serialize", or None (not
+    sent: the consumers fetch it).  Only a step's or a round's contributions (``kind`` "step" or
+    "final") are sent, and only up to ``PUSH_MAX_BYTES``: the finished shard's output ("done",
+    which holds its result columns), the "skip" ones and large contributions never are."""
+    if out.get("parts") is None or out.get("kind") not in ("step", "final"):
+        return None
+    n = payload_bytes(out)
+    if n > PUSH_MAX_BYTES:
+        return None
+    return "pickle" if n <= PICKLE_BYTES else "serialize"
+
+
 async def pushing(push, fn, *args):
     """Run the task ``fn(*args)`` (a coroutine function) and send its output to the workers of
-    ``push`` = (its own key, worker addresses), when it is a step's or a round's contribution
-    (``kind`` "step" or "final"): the finished shard's output ("done", which holds its result
-    columns) and the "skip" ones are never sent."""
+    ``push`` = (its own key, worker addresses) as :func:`how` says."""
     out = await fn(*args)
-    if out.get("parts") is not None and out.get("kind") in ("step", "final"):
-        from distributed import get_worker  # noqa: PLC0415
+    if out.get("parts") is None or out.get("kind") not in ("step", "final"):
+        return out
+    from distributed import get_worker  # noqa: PLC0415
 
-        plugin = get_worker().plugins.get(NAME)
-        if plugin is not None:
+    plugin = get_worker().plugins.get(NAME)
+    if plugin is not None:
+        way = how(out)
+        if way is None:
+            plugin.counts["not pushed"] += 1
+        else:
             key, targets = push
-            plugin.send(key, out, targets)
+            plugin.send(key, out, targets, way)
     return out
 
 
@@ -84,7 +130,8 @@ class Push(WorkerPlugin):
         self.worker = None
         self.received = {}  # key -> when it came (None once a task here has used it)
         self.sweeper = None
-        self.counts = {"sent": 0, "received": 0, "late": 0, "released": 0}
+        self.counts = {"sent": 0, "received": 0, "late": 0, "released": 0, "pickle": 0, "serialize": 0,
+                       "not pushed": 0}
 
     def setup(self, worker):
         from tornado.ioloop import PeriodicCallback  # noqa: PLC0415
@@ -100,13 +147,12 @@ class Push(WorkerPlugin):
         if self.sweeper is not None:
             self.sweeper.stop()
 
-    def send(self, key, value, targets):
-        """``value`` (the output of task ``key``, returning now) to the workers at ``targets``."""
+    def send(self, key, value, targets, way="pickle"):
+        """``value`` (the output of task ``key``, returning now) to the workers at ``targets``, as one
+        pickle (``way`` "pickle") or through Dask's serializers ("serialize")."""
         import asyncio  # noqa: PLC0415
 
-        from dask.sizeof import sizeof  # noqa: PLC0415
-
-        if sizeof(value) <= PICKLE_BYTES:
+        if way == "pickle":
             payload = {"pickled": pickle.dumps(value, protocol=5)}
         else:
             from distributed.protocol import to_serialize  # noqa: PLC0415
@@ -115,6 +161,7 @@ class Push(WorkerPlugin):
         for address in targets:
             asyncio.ensure_future(self._send(address, {"op": OP, "key": key, "reply": False, **payload}))
         self.counts["sent"] += len(targets)
+        self.counts[way] = self.counts.get(way, 0) + len(targets)
 
     async def _send(self, address, msg):
         rpc = self.worker.rpc

@@ -30,7 +30,11 @@ sends the final contributions (parents to reconcile, ...) instead of a
 superstep's, through the same exchange, and the next one merges them,
 finishes the shard, removes its state and returns its result columns,
 which stay on the worker until read (``bfs-result-p3-<run>`` then picks
-them out there).  The run needs no task of its own to start or end, and
+them out there).  For a replicated result (only shard 0's is read) shard 0
+keeps its own final contribution on its worker and the others send theirs:
+only shard 0 merges and finishes (as ``spmd`` gathers onto shard 0), and no
+final contribution goes to a shard that would not use it (at rmat22 they
+are ~10 MB each).  The run needs no task of its own to start or end, and
 the client no round trip to submit them.  Only contributions travel.
 
 The client never waits inside the loop for a superstep it could submit: it
@@ -41,13 +45,19 @@ task publishes its report as a Dask event (``Worker.log_event``, topic
 ``dgraph-superstep``) that the scheduler forwards to the subscribed client.
 So ``on_step`` (and the progress bar) sees each superstep as it finishes.
 A task submitted ahead that finds the shard finished does nothing, and the
-ones not yet started are released when the run ends.
+ones not yet started are released when the run ends.  Each graph goes with
+its tasks' order (a shard's tasks in step order), so the scheduler does not
+run ``dask.order`` on it in a thread of its own.  A replicated result's
+"done" report comes from the task that made it: the client does not then
+wait for the scheduler to say the result is in memory.
 
-Small shards run their superstep tasks on the worker's event loop (an
-``async`` task: no hand-off to the worker's thread and back, about a
-millisecond on a loaded 2-core box); shards of more than ``INLINE_ARCS``
-arcs run in the worker's thread, so the worker keeps serving its peers
-while a kernel runs.
+Short superstep tasks run on the worker's event loop (an ``async`` task:
+no hand-off to the worker's thread and back, about a millisecond on a
+loaded 2-core box): those of shards of at most ``INLINE_ARCS`` arcs, and
+those of a larger shard whose previous task's work took at most
+``INLINE_S`` seconds (BFS's supersteps after the big levels, an empty
+superstep).  The others run in the worker's thread, so the worker keeps
+serving its peers while a long kernel runs.
 
 A lost worker costs a retry, not the run.  Dask cannot redo a superstep on
 its own (a shard's state lives on its worker), so every wait also watches
@@ -84,6 +94,8 @@ from .program import StepContext
 TOPIC = "dgraph-superstep"
 #: shards of at most this many arcs run their supersteps on the worker's event loop
 INLINE_ARCS = 1 << 16
+#: and a larger shard's next task too, when its last task's work took at most this many seconds
+INLINE_S = 0.002
 #: contributions go to the workers that consume them as soon as they are made (dgraph/engine/push.py)
 PUSH = True
 
@@ -93,11 +105,13 @@ PUSH = True
 class _Held:
     """What a shard's tasks keep on its worker for one run."""
 
-    __slots__ = ("program", "schedule", "shard", "state", "p", "settings")
+    __slots__ = ("program", "schedule", "shard", "state", "p", "settings", "final", "last_s")
 
     def __init__(self, program, schedule, shard, state, p, settings):
         self.program, self.schedule, self.shard, self.state, self.p = program, schedule, shard, state, p
         self.settings = settings
+        self.final = None  # shard 0's own final contribution, kept here (a replicated result)
+        self.last_s = None  # seconds the shard's last task's work took (see INLINE_S)
 
 
 def _box(worker=None):
@@ -123,7 +137,7 @@ async def _first(program, schedule, p, token, part, receive_only, settings, shar
     token, with the client's config ``settings``), then as :func:`_step` (nothing to receive yet)."""
     from distributed import get_worker  # noqa: PLC0415
 
-    return await _run(get_worker(), shard.num_arcs, token, part, 0, receive_only,
+    return await _run(get_worker(), shard.num_arcs <= INLINE_ARCS, token, part, 0, receive_only,
                       (program, schedule, shard, p, settings), ())
 
 
@@ -138,21 +152,22 @@ async def _step(token, part, step, receive_only, mine, *received):
 
     worker = get_worker()
     held = _box(worker).get((token, part)) if mine["kind"] in ("step", "final") else None
-    arcs = held.shard.num_arcs if held is not None else 0
-    return await _run(worker, arcs, token, part, step, receive_only, mine, received)
+    inline = (held is None or held.shard.num_arcs <= INLINE_ARCS
+              or (held.last_s is not None and held.last_s <= INLINE_S))
+    return await _run(worker, inline, token, part, step, receive_only, mine, received)
 
 
-async def _run(worker, arcs, token, part, step, receive_only, mine, received):
-    """The task's work on the worker's event loop for a shard of at most INLINE_ARCS arcs, else in
-    the worker's thread pool (so the worker keeps serving its peers while a kernel runs)."""
+async def _run(worker, inline, token, part, step, receive_only, mine, received):
+    """The task's work on the worker's event loop (``inline``), else in the worker's thread pool (so
+    the worker keeps serving its peers while a long kernel runs)."""
     import asyncio  # noqa: PLC0415
 
     args = (worker, token, part, step, receive_only, mine, received)
     try:
-        if arcs > INLINE_ARCS:
-            out = await asyncio.get_running_loop().run_in_executor(worker.executors["default"], _step_body, *args)
-        else:
+        if inline:
             out = _step_body(*args)
+        else:
+            out = await asyncio.get_running_loop().run_in_executor(worker.executors["default"], _step_body, *args)
     except Exception:  # the client hears of it now, not at its next look at the futures
         worker.log_event(TOPIC, {"run": token, "step": step, "kind": "error", "report": pickle.dumps(part)})
         raise
@@ -169,8 +184,13 @@ def _step_body(worker, token, part, step, receive_only, mine, received):
     else:
         held = _box(worker).get((token, part)) if mine["kind"] in ("step", "final") else None
         settings = held.settings if held is not None else None
+    t = time.perf_counter()
     with config.applied(settings):
-        return _step_under(worker, token, part, step, receive_only, mine, received)
+        out = _step_under(worker, token, part, step, receive_only, mine, received)
+    held = _box(worker).get((token, part))
+    if held is not None:  # how long this shard's work takes: where its next task runs (INLINE_S)
+        held.last_s = time.perf_counter() - t
+    return out
 
 
 def _step_under(worker, token, part, step, receive_only, mine, received):
@@ -195,9 +215,13 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
         contributions = [parts[q] for q in range(p)]
         if mine["kind"] == "final":
             del box[token, part]
-            if contributions[part] is not None:
-                program.final_receive(shard, state, contributions)
-            result = program.finish(shard, state) if part == 0 or not program.replicated_result else None
+            result = None
+            if part == 0 or not program.replicated_result:  # else nobody reads this shard's result
+                if program.replicated_result:
+                    contributions[part] = held.final  # kept on this worker, not sent
+                if contributions[part] is not None:
+                    program.final_receive(shard, state, contributions)
+                result = program.finish(shard, state)
             return {"kind": "done", "report": report, "parts": None, "result": result}
         from ..exchange import bytes_moved  # noqa: PLC0415
 
@@ -206,7 +230,10 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
         report["_finished_at"] = time.time()
         report["_startup_s"], spent = spent + startup.seconds(), -startup.seconds()
     if receive_only or program.converged(report, step):
-        return {"kind": "final", "report": report, "parts": {part: program.final_contribution(shard, state)}}
+        final = program.final_contribution(shard, state)
+        if program.replicated_result and part == 0:  # only shard 0's result is read: the finals go there
+            held.final, final = final, None
+        return {"kind": "final", "report": report, "parts": {part: final}}
     parts = {part: program.superstep(shard, state, StepContext(step, report, p))}
     return {"kind": "step", "report": report, "parts": parts, "startup_s": spent + startup.seconds()}
 
@@ -337,7 +364,48 @@ class _Graph:
         layers = {f"{self.tag}-w{q}": MaterializedLayer(self._tasks(q), annotations={"workers": [self.workers[q]]})
                   for q, specs in enumerate(self.specs) if specs}
         graph = HighLevelGraph(layers, {name: set(layers) - {name} for name in layers})
-        return client.get(graph, [r.key for r in refs], sync=False) if refs else []
+        if not refs:
+            return []
+        keys = [r.key for r in refs]
+        order = {key: i for specs in self.specs for i, key in enumerate(specs)}  # a shard's tasks in step order
+        futures = _submit_ordered(client, graph, keys, order)
+        return futures if futures is not None else client.get(graph, keys, sync=False)
+
+
+def _submit_ordered(client, graph, keys, order):
+    """``client.get(graph, keys, sync=False)`` with the tasks' order given (``order``: key -> rank), so
+    the scheduler does not order the graph itself (``dask.order`` in a thread of its own: a hand-off
+    and back, about a millisecond a graph on a loaded box).  ``Client.get`` takes no order, so this
+    goes through the method it calls (distributed's ``_graph_to_futures``); None where that method
+    does not take these arguments (another version of distributed): the caller then uses
+    ``client.get``."""
+    usable = _ORDERED.get(type(client))
+    if usable is None:
+        usable = _ORDERED[type(client)] = _takes_order(client)
+    if not usable:
+        return None
+    from dask._expr import HLGExpr  # noqa: PLC0415
+    from distributed.spans import SpanMetadata  # noqa: PLC0415
+
+    futures = client._graph_to_futures(expr=HLGExpr(graph), keys=set(keys), internal_priority=order,
+                                       span_metadata=SpanMetadata(collections=[{"type": "low-level-graph"}]))
+    return [futures[k] for k in keys]
+
+
+_ORDERED = {}  # client class -> whether _submit_ordered can use it
+
+
+def _takes_order(client):
+    import inspect  # noqa: PLC0415
+
+    try:
+        from dask._expr import HLGExpr  # noqa: F401, PLC0415
+        from distributed.spans import SpanMetadata  # noqa: F401, PLC0415
+
+        params = inspect.signature(client._graph_to_futures).parameters
+    except (AttributeError, ImportError, TypeError, ValueError):
+        return False
+    return {"expr", "keys", "span_metadata", "internal_priority"} <= set(params)
 
 
 def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=4, retries=2):
@@ -500,10 +568,13 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
         results = [done[q] for q in qs]
         ahead.clear()  # the steps submitted ahead and not started are released
         links = []
-        wait_or_lost(client, results, workers, what)  # they stay on the workers until read
-        for f in results:
-            if f.status != "finished":
-                gather_or_lost(client, [f], workers, what)  # raises the task's own error
+        if not program.replicated_result:  # every shard's result; they stay on the workers until read
+            wait_or_lost(client, results, workers, what)
+            for f in results:
+                if f.status != "finished":
+                    gather_or_lost(client, [f], workers, what)  # raises the task's own error
+        # else the "done" report came from shard 0's task as it returned the result: no wait for the
+        # scheduler to say so too (a worker lost since then is noticed when the result is read)
         ok = True
     finally:
         _close_inbox(client, token)
