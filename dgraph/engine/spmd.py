@@ -154,9 +154,9 @@ def _drop_run(dask_worker, run):
     is blocked in is aborted (a peer failed and will never send)."""
     from .nccl_transport import abort  # noqa: PLC0415
 
-    abort(run)
     box = _mailbox(dask_worker)
-    box.cancel(run)
+    box.cancel(run)  # before the abort: whatever the abort unblocks sees the run cancelled
+    abort(run)
     box.drop_run(run)
     for key in [k for k in _results(dask_worker) if k[0] == run]:
         del _results(dask_worker)[key]
@@ -446,12 +446,16 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
                 step += 1
             report = batch[-1][0]
             last, c_last = time.perf_counter(), startup_seconds()
+            if run in box.cancelled:
+                raise Cancelled(run)
             continue
         mine = program.superstep(shard, state, ctx)
         t_kernel = profile()
         contributions = exchange(mine, step)
         t_exchange = profile()
         report = program.receive(shard, state, contributions, ctx)
+        if run in box.cancelled:  # an aborted NCCL exchange returns what never came: stop before using it
+            raise Cancelled(run)
         if q == 0:
             now, c_now = time.perf_counter(), startup_seconds()  # kernels loaded in the superstep: not its time
             records.append({"superstep": step, **report,
