@@ -104,12 +104,7 @@ class NcclTransport:
             got_meta = [m.get() for m in in_meta]  # the one host wait of the round
             arrived = []
             nccl.groupStart()
-            for t in sends:
-                for o in t.origins:
-                    for name in names:
-                        a = held[o].arrays[name]
-                        if len(a):
-                            self.comm.send(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, t.dst, stream)
+            self._send_held(held, sends, names, stream)
             for t, m in zip(recvs, got_meta):
                 for row, o in zip(m, t.origins):
                     arrays = {}
@@ -125,6 +120,18 @@ class NcclTransport:
         return [held[i] for i in range(self.p)]
 
 
+    def _send_held(self, held, sends, names, stream):
+        """The sends of one round (inside its NCCL group): every array of every origin a transfer
+        forwards, as bytes; empty arrays are not sent (their receivers know they are empty)."""
+        from cupy.cuda import nccl  # noqa: PLC0415
+
+        for t in sends:
+            for o in t.origins:
+                for name in names:
+                    a = held[o].arrays[name]
+                    if len(a):
+                        self.comm.send(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, t.dst, stream)
+
     def _exchange_fixed(self, mine, names, stream):
         """:meth:`exchange` of a fixed contribution (:attr:`Contribution.fixed`): every peer's arrays
         have the shapes of this one's, so each round is one NCCL group and the host never waits."""
@@ -135,16 +142,13 @@ class NcclTransport:
         for sends, recvs in zip(self.sends, self.recvs):
             arrived = []
             nccl.groupStart()
-            for t in sends:
-                for o in t.origins:
-                    for name in names:
-                        a = held[o].arrays[name]
-                        self.comm.send(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, t.dst, stream)
+            self._send_held(held, sends, names, stream)
             for t in recvs:
                 for o in t.origins:
                     arrays = {name: cp.empty_like(mine.arrays[name]) for name in names}
                     for a in arrays.values():
-                        self.comm.recv(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, t.src, stream)
+                        if len(a):  # as _send_held sends
+                            self.comm.recv(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, t.src, stream)
                     arrived.append((o, Contribution(arrays, {}, fixed=True)))
             nccl.groupEnd()
             held.update(arrived)
