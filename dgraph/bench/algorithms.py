@@ -1027,7 +1027,7 @@ def _format_partitioned(fig):
                  f"{_bytes(fig['bytes_exchanged'] // max(fig['supersteps'], 1))} per superstep")
     ph = fig.get("phases_ms") or {}
     if "loop_s" in ph:  # spmd: where the time outside the supersteps goes
-        lines.append(f"  phases      {ph['loop_s']:10.3f} ms   supersteps; outside them: Dask launch and completion "
+        lines.append(f"  phases      {ph['loop_s']:10.3f} ms   supersteps; outside them: launch and completion "
                      f"{ph['launch_s']:.3f} ms, set-up {ph['init_s']:.3f} ms, final exchange and results "
                      f"{ph['final_s']:.3f} ms, client {ph['submit_s']:.3f} ms"
                      + (f"; start-up {ph['startup_s']:.3f} ms apart" if ph.get("startup_s") else ""))
