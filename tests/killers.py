@@ -83,6 +83,17 @@ class Failing(Dying):
             raise RuntimeError(f"partition {self.part} fails at {at}")
 
 
+class FailingOnce(Dying):
+    """``inner`` unchanged, except that partition ``part`` raises RuntimeError at ``at`` the first
+    time only (``marker`` records that it did), as a fault that a retry on a restarted worker gets past."""
+
+    def _maybe_die(self, shard, at):
+        if shard.part == self.part and at == self.at and not os.path.exists(self.marker):
+            with open(self.marker, "w") as f:
+                f.write(f"{os.getpid()} {at}\n")
+            raise RuntimeError(f"partition {self.part} fails at {at}")
+
+
 class Poisoning(Dying):
     """``inner`` unchanged, except that partition ``part``, at ``at``, writes through a null pointer
     in a CUDA kernel and waits for it: its worker's CUDA context is broken for good (a sticky

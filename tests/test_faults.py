@@ -17,7 +17,7 @@ from collections import Counter
 import dask
 import numpy as np
 import pytest
-from killers import Failing, SickProbe, checked, gone, kill, pid_of, run_killing
+from killers import Failing, FailingOnce, SickProbe, checked, gone, kill, pid_of, run_killing
 
 import dgraph
 from dgraph.backend import to_numpy
@@ -215,6 +215,38 @@ def test_issue20_worker_whose_device_check_fails_is_restarted(client2, launch, t
     assert _exact(dgraph.pagerank(PG, iterations=20, executor="spmd"), ref_pr)
     assert len(set(PG.workers)) == 2  # the rebuilt shard went to the restarted worker, not beside the other
     assert len(checked(log)) == 2  # the runs that succeeded checked no device
+
+
+def test_tasks_run_that_broke_a_gpu_restarts_it_and_goes_on(client2, tmp_path, monkeypatch):
+    """Under ``tasks`` (resilience is its reason to exist): partition 1's task raises once at
+    superstep 2, and the device check after it (a stand-in that fails on partition 0's worker, as a
+    GPU with a sticky CUDA error would) restarts that worker; the run starts again on rebuilt shards
+    and returns the exact answer with no user action.  A failure whose devices all pass is the
+    task's own error, with nobody restarted."""
+    from dgraph.engine import health
+
+    G = _graph(40)
+    ref = dgraph.bfs(G, 0)
+    PG = G.partition(2, client=client2)
+    placed = list(PG.workers)
+    sick = placed[0]
+    before = set(client2.run(os.getpid).values())
+    log = tmp_path / "checked"
+    monkeypatch.setitem(health.PROBES, "numpy", SickProbe(sick, log))
+    r = run_killing(monkeypatch, lambda: dgraph.bfs(PG, 0, executor="tasks"), 1, ("superstep", 2),
+                    tmp_path / "failed", wrapper=FailingOnce)
+    assert (tmp_path / "failed").exists()  # it did fail once
+    assert _exact(r, ref)
+    assert sorted(checked(log)) == sorted(set(placed))  # the failed run's two workers, checked once
+    after = client2.run(os.getpid)
+    assert sick not in after and len(after) == 2 and len(set(after.values()) - before) == 1
+    # a failure on devices that all pass: the task's error, nobody restarted
+    monkeypatch.setitem(health.PROBES, "numpy", SickProbe("tcp://nobody:1", log))
+    with pytest.raises(RuntimeError, match=r"partition 1 fails at \('superstep', 2\)") as err:
+        run_killing(monkeypatch, lambda: dgraph.bfs(PG, 0, executor="tasks"), 1, ("superstep", 2), None,
+                    wrapper=Failing)
+    assert not isinstance(err.value, WorkerRestartedError)
+    assert client2.run(os.getpid) == after
 
 
 def test_issue20_failed_run_whose_devices_pass_restarts_nobody(client2, tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""After a failed spmd run: check its workers' GPUs, and restart the workers whose GPU is broken.
+"""After a failed spmd or tasks run: check its workers' GPUs, and restart the workers whose GPU is broken.
 
 A run that fails while it uses NCCL has its communicators aborted on every
 worker (:func:`dgraph.engine.nccl_transport.abort`).  A kernel that died
@@ -15,9 +15,11 @@ does not answer in time, is unusable: it is restarted
 (``Client.restart_workers``: its nanny starts a fresh process, under a new
 address), and the graph is told that its shards there are gone
 (:meth:`~dgraph.partition.partitioned.PartitionedGraph.suspect_loss`), so
-the next run rebuilds them.  The failed run's error then becomes a
+the next run rebuilds them.  The failed spmd run's error then becomes a
 :class:`~dgraph.errors.WorkerRestartedError` that names each restarted
-worker and the error its check met.
+worker and the error its check met; a ``tasks`` run instead starts again on
+the rebuilt shards (:func:`dgraph.engine.tasks.run_tasks`), as after a lost
+worker.
 
 Shards on numpy have no device to check: :data:`PROBES` has no entry for
 them and nothing is sent.

@@ -67,6 +67,11 @@ workers left (:meth:`~dgraph.partition.partitioned.PartitionedGraph.ensure_shard
 and the run starts again from superstep 0, up to ``retries`` times (the
 supersteps already reported to ``on_step`` are not reported twice).  Then
 :class:`~dgraph.errors.WorkerLostError`, and the graph's next run rebuilds.
+A run that fails otherwise (a task raised) on GPU shards has its workers'
+GPUs checked (:mod:`dgraph.engine.health`): a worker whose CUDA context the
+failure broke is restarted and counts as lost, so the run starts again on
+rebuilt shards as above; when every GPU passes, the task's error is the
+run's.
 
 The client's :mod:`dgraph.config` (the options it changed) goes with superstep task 0 and stays
 with the shard's state: every call of the program on the worker runs under it
@@ -87,6 +92,7 @@ import weakref
 from .. import startup
 from ..config import config
 from ..errors import WorkerLostError
+from . import health
 from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, wait_or_lost, worker_lost
 from .program import StepContext
 
@@ -426,12 +432,29 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
 
     for attempt in range(retries + 1):
         PG.ensure_shards(check=attempt > 0 or None)
+        placement = list(PG.workers)
         try:
             return _run_once(program, PG, schedule, on_record, max_supersteps, max(1, int(lookahead)))
         except WorkerLostError:
             PG.suspect_loss()
             if attempt == retries:
                 raise
+        except Exception as exc:  # a task raised: did it leave a worker's GPU broken?
+            restarted = _recover(PG, placement)
+            if not restarted:
+                raise
+            if attempt == retries:
+                raise health.restarted_error(exc, restarted, placement) from exc
+            # the broken workers are new processes now: their shards are rebuilt and the run starts again
+
+
+def _recover(PG, placement):
+    """After a failed run: the run's workers whose GPU no longer works, restarted
+    (:func:`dgraph.engine.health.recover`); whatever goes wrong here must not hide the run's error."""
+    try:
+        return health.recover(PG, placement)
+    except Exception:  # noqa: BLE001 - the scheduler unreachable, the client closing
+        return []
 
 
 def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
