@@ -123,14 +123,18 @@ def restart(client, addresses, timeout_s=RESTART_S):
 def recover(PG, placement):
     """After a failed run on ``PG`` whose partition q ran on ``placement[q]``: check the run's
     workers' devices and restart the unusable ones; -> ``[(address, why, restart status)]`` (empty
-    when every device passed, or when the shards' backend has nothing to check)."""
+    when every device passed, when the shards' backend has nothing to check, or when the check
+    itself could not run: it must never hide the run's own error)."""
     probe = PROBES.get(PG.backend)
     if probe is None or PG.client is None:
         return []
-    bad = check_workers(PG.client, sorted(set(placement)), probe)
-    if not bad:
+    try:
+        bad = check_workers(PG.client, sorted(set(placement)), probe)
+        if not bad:
+            return []
+        status = restart(PG.client, bad)
+    except Exception:  # noqa: BLE001 - the scheduler unreachable, the client closing
         return []
-    status = restart(PG.client, bad)
     PG.suspect_loss()  # the shards on those workers are gone: the next run rebuilds them
     return [(a, bad[a], status[a]) for a in sorted(bad)]
 

@@ -101,13 +101,14 @@ def _prove(sock, key, server):
 def _host(address):
     """The host part of a Dask address (``tcp://10.0.0.5:40123`` -> ``10.0.0.5``); None when the
     scheme is one the lane does not serve (``tls://``: an encrypted cluster keeps the Dask RPC)."""
-    scheme, _, rest = address.partition("://")
+    from distributed.comm.addressing import parse_address, parse_host_port  # noqa: PLC0415
+
+    scheme, location = parse_address(address)
     if scheme not in ("tcp", "ucx", "ucxx", "inproc"):
         return None
-    if scheme == "inproc":
+    if scheme == "inproc":  # workers in the client's process: its own loopback
         return "127.0.0.1"
-    host = rest.rsplit(":", 1)[0]
-    return host.strip("[]")
+    return parse_host_port(location)[0]
 
 
 # -- on a worker ---------------------------------------------------------------------------

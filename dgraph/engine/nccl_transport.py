@@ -80,17 +80,17 @@ class NcclTransport:
         from cupy.cuda import nccl  # noqa: PLC0415
 
         names = sorted(mine.arrays)
+        stream = cp.cuda.get_current_stream().ptr
+        if mine.fixed:
+            return self._exchange_fixed(mine, names, stream)
         keys = sorted(mine.counters)
         dtypes = {k: mine.arrays[k].dtype for k in names}
         width = len(names) + len(keys)
-        stream = cp.cuda.get_current_stream().ptr
         held = {self.q: mine}
 
         def meta(c):
             return [len(c.arrays[k]) for k in names] + [float(c.counters[k]) for k in keys]
 
-        if mine.fixed:
-            return self._exchange_fixed(mine, names, stream)
         for k in range(len(self.sends)):
             sends, recvs = self.sends[k], self.recvs[k]
             out_meta = [cp.asarray(np.array([meta(held[o]) for o in t.origins], dtype=np.float64)) for t in sends]

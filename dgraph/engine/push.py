@@ -137,7 +137,6 @@ class Push(WorkerPlugin):
         from tornado.ioloop import PeriodicCallback  # noqa: PLC0415
 
         self.worker = worker
-        self.received = {}
         worker.handlers[OP] = self.receive
         self.sweeper = PeriodicCallback(self.sweep, SWEEP_S * 1000)
         self.sweeper.start()
@@ -154,14 +153,15 @@ class Push(WorkerPlugin):
 
         if way == "pickle":
             payload = {"pickled": pickle.dumps(value, protocol=5)}
-        else:
-            from distributed.protocol import to_serialize  # noqa: PLC0415
+        else:  # serialized here, once: a Serialize would be serialized again by every target's write
+            from distributed.protocol import Serialized, serialize  # noqa: PLC0415
 
-            payload = {"value": to_serialize(value)}
+            payload = {"value": Serialized(*serialize(value, serializers=self.worker.rpc.serializers,
+                                                      on_error="raise"))}
         for address in targets:
             asyncio.ensure_future(self._send(address, {"op": OP, "key": key, "reply": False, **payload}))
         self.counts["sent"] += len(targets)
-        self.counts[way] = self.counts.get(way, 0) + len(targets)
+        self.counts[way] += len(targets)
 
     async def _send(self, address, msg):
         rpc = self.worker.rpc

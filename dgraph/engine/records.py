@@ -111,11 +111,7 @@ class Records(Sequence):
             self._add([row], 1)
 
     def extend(self, rows):
-        """Records from an iterable of dicts, or another Records (its column blocks shared, still lazy)."""
-        if isinstance(rows, Records):
-            for part in rows._parts:
-                self._add(list(part) if isinstance(part, list) else part, len(part))
-            return
+        """Records from an iterable of dicts."""
         for row in rows:
             self.append(row)
 

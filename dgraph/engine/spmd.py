@@ -559,12 +559,9 @@ def run_spmd(program, PG, schedule, *, on_step=None, max_supersteps=None, timeou
 
 def _recover(PG, placement):
     """After a failed run: the run's workers whose GPU no longer works, restarted (see
-    :mod:`dgraph.engine.health`); -> what :func:`health.recover` found.  Whatever goes wrong
-    here must not hide the run's own error."""
-    try:
-        restarted = health.recover(PG, placement)
-    except Exception:  # noqa: BLE001 - the scheduler unreachable, the client closing
-        return []
+    :mod:`dgraph.engine.health`), and their handlers and communicators forgotten; -> what
+    :func:`health.recover` found."""
+    restarted = health.recover(PG, placement)
     if restarted:
         _forget_workers(PG.client, placement)  # new processes: no handlers, no communicators
     return restarted
@@ -746,19 +743,25 @@ def _drop_everywhere(client, run):
 
 # -- direct launch: client -> worker RPC ------------------------------------------------------
 
-def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid,
-                   feed=None, settings=None):
+def _request(client, PG, program, schedule, placement, run, max_supersteps, timeout, uid, feed, settings):
+    """What every shard's worker is sent to start a direct (or lane) run, once the shards are built:
+    the run's arguments, with the program, schedule, NCCL id and settings as one pickled blob (not
+    three to_serialize objects: Dask's serializer dispatch per object cost 0.8 ms of a 2 ms launch,
+    2-core box, benchmarks/spmd-launch.py).  cloudpickle, as Dask's own pickling: a program may
+    hold local functions (EMV programs do)."""
     if not all(f.status == "finished" for f in PG.shards):
         faults.wait_or_lost(client, list(PG.shards), placement, "the spmd run's start")
-    p = PG.num_parts
-    # one pickled blob, not three to_serialize objects: Dask's serializer dispatch per object cost
-    # 0.8 ms of a 2 ms launch (2-core box, benchmarks/spmd-launch.py).  cloudpickle, as
-    # Dask's own pickling: a program may hold local functions (EMV programs do)
     import cloudpickle  # noqa: PLC0415
 
     job = cloudpickle.dumps((program, schedule, uid, settings), protocol=5)
-    common = dict(job=job, placement=placement, run=run, max_supersteps=max_supersteps, timeout=timeout,
-                  live=feed is not None)
+    return dict(job=job, placement=placement, run=run, max_supersteps=max_supersteps, timeout=timeout,
+                live=feed is not None)
+
+
+def _launch_direct(client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid,
+                   feed=None, settings=None):
+    p = PG.num_parts
+    common = _request(client, PG, program, schedule, placement, run, max_supersteps, timeout, uid, feed, settings)
 
     async def call(q):
         return await client.rpc(placement[q]).dgraph_spmd_run(shard_key=PG.shards[q].key, part=q, **common)
@@ -858,14 +861,13 @@ def _launch_lane(client, PG, parts, poll, program, schedule, placement, run, max
     cluster has none, or one cannot be opened now."""
     import pickle  # noqa: PLC0415
 
-    from .lane import LaneError, recv_frame, send_frame, wait_readable  # noqa: PLC0415
+    from .lane import LaneError, send_frame  # noqa: PLC0415
 
     lanes = getattr(client, "_dgraph_lanes", None)
     args = (client, PG, parts, poll, program, schedule, placement, run, max_supersteps, timeout, uid)
     if lanes is None or not lanes.ready(placement):
         return _launch_direct(*args, feed=feed, settings=settings)
-    if not all(f.status == "finished" for f in PG.shards):
-        faults.wait_or_lost(client, list(PG.shards), placement, "the spmd run's start")
+    common = _request(client, PG, program, schedule, placement, run, max_supersteps, timeout, uid, feed, settings)
     try:
         socks = lanes.take(placement)
     except LaneError as exc:
@@ -874,35 +876,31 @@ def _launch_lane(client, PG, parts, poll, program, schedule, placement, run, max
         logger.debug("spmd run %s: %s; launching through Dask's RPC", run, exc)
         lanes.forget(placement)
         return _launch_direct(*args, feed=feed, settings=settings)
-    import cloudpickle  # noqa: PLC0415
-
-    job = cloudpickle.dumps((program, schedule, uid, settings), protocol=5)
-    p = PG.num_parts
-    replies, pending, done_ok = [None] * p, {}, []
+    replies = [None] * PG.num_parts
     t_submit = time.perf_counter()
     try:
         for q, sock in enumerate(socks):
-            send_frame(sock, pickle.dumps({"job": job, "shard_key": PG.shards[q].key, "part": q,
-                                           "placement": placement, "run": run, "max_supersteps": max_supersteps,
-                                           "timeout": timeout, "live": feed is not None}, protocol=5))
-            pending[sock] = q
-        seen_lost, first = _lane_wait(client, placement, run, pending, replies, done_ok, feed, poll,
-                                      recv_frame, wait_readable)
+            send_frame(sock, pickle.dumps({"shard_key": PG.shards[q].key, "part": q, **common}, protocol=5))
+        seen_lost, first = _lane_wait(client, placement, run, dict(zip(socks, range(len(socks)))), replies,
+                                      feed, poll)
     except BaseException:  # on_step raised, a send failed, or the user interrupted: stop it everywhere
         lanes.discard(socks)
         _drop_everywhere(client, run)
         raise
-    lanes.give_back([placement[socks.index(s)] for s in done_ok], done_ok)
-    lanes.discard([s for s in socks if s not in done_ok])
+    whole = [isinstance(r, dict) for r in replies]  # a reply read in full: its lane can take the next run
+    lanes.give_back([w for w, ok in zip(placement, whole) if ok], [s for s, ok in zip(socks, whole) if ok])
+    lanes.discard([s for s, ok in zip(socks, whole) if not ok])
     return _direct_outcome(client, placement, parts, run, uid, replies, seen_lost, first, t_submit)
 
 
-def _lane_wait(client, placement, run, pending, replies, done_ok, feed, poll, recv_frame, wait_readable):
-    """Every shard's reply read from its lane into ``replies`` (the exception where a lane broke);
-    -> (workers seen lost, the part that failed first).  As the RPC launch's wait: the scheduler's
-    worker list read every CHECK_EVERY_S while nothing answers, the others cancelled at the first
-    failure and given DRAIN_S to answer; ``done_ok``: the sockets whose reply came whole."""
+def _lane_wait(client, placement, run, pending, replies, feed, poll):
+    """Every shard's reply read from its lane (``pending``: socket -> part) into ``replies`` (the
+    exception where a lane broke); -> (workers seen lost, the part that failed first).  As the RPC
+    launch's wait: the scheduler's worker list read every CHECK_EVERY_S while nothing answers, the
+    others cancelled at the first failure and given DRAIN_S to answer."""
     import pickle  # noqa: PLC0415
+
+    from .lane import recv_frame, wait_readable  # noqa: PLC0415
 
     failure, lost, deadline, first = False, [], None, None
     next_check = time.monotonic() + faults.CHECK_EVERY_S
@@ -916,7 +914,6 @@ def _lane_wait(client, placement, run, pending, replies, done_ok, feed, poll, re
             q = pending.pop(sock)
             try:
                 replies[q] = pickle.loads(recv_frame(sock))
-                done_ok.append(sock)
             except Exception as exc:  # noqa: BLE001 - the worker died or closed the lane mid-run
                 replies[q] = exc
             fresh.append(q)

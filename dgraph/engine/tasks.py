@@ -440,21 +440,13 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
             if attempt == retries:
                 raise
         except Exception as exc:  # a task raised: did it leave a worker's GPU broken?
-            restarted = _recover(PG, placement)
+            restarted = health.recover(PG, placement)
             if not restarted:
                 raise
             if attempt == retries:
                 raise health.restarted_error(exc, restarted, placement) from exc
             # the broken workers are new processes now: their shards are rebuilt and the run starts again
 
-
-def _recover(PG, placement):
-    """After a failed run: the run's workers whose GPU no longer works, restarted
-    (:func:`dgraph.engine.health.recover`); whatever goes wrong here must not hide the run's error."""
-    try:
-        return health.recover(PG, placement)
-    except Exception:  # noqa: BLE001 - the scheduler unreachable, the client closing
-        return []
 
 
 def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):

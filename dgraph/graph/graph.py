@@ -58,14 +58,14 @@ class Graph:
 
     @property
     def num_self_loops(self) -> int:
-        if "self_loops" not in self._cache:
-            xp = self.xp
-            self._cache["self_loops"] = int(xp.count_nonzero(row_ids(self.indptr) == self.indices))
-        return self._cache["self_loops"]
+        return self.memo("self_loops", lambda: int(self.xp.count_nonzero(row_ids(self.indptr) == self.indices)))
 
     def memo(self, key, make):
         """``make()``, made once for this graph and kept under ``key`` (a Graph is immutable): facts
-        about its arrays that runs reuse (a whole-graph shard's degrees, whether its rows are simple)."""
+        about its arrays that runs reuse (a whole-graph shard's degrees, whether its rows are simple).
+        ``make`` None: only look it up (None when not made yet)."""
+        if make is None:
+            return self._cache.get(key)
         if key not in self._cache:
             self._cache[key] = make()
         return self._cache[key]
@@ -73,7 +73,7 @@ class Graph:
     def known_self_loops(self):
         """:attr:`num_self_loops` if it has been counted already (it is cached), else None: for code
         that can skip a scan of the arcs on a graph known to have no loops, without paying for the count."""
-        return self._cache.get("self_loops")
+        return self.memo("self_loops", None)
 
     @property
     def num_edges(self) -> int:

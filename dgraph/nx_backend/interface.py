@@ -877,7 +877,9 @@ def _louvain(G, weight, resolution, threshold, max_level, seed, keep_levels):
     if G.n and len(G.indices) and weighted and not G.weights.any():
         raise ZeroDivisionError("division by zero")   # NetworkX: the modularity of a graph of no weight
     if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-        draw = int(seed) & ((1 << 64) - 1)   # NetworkX takes any int; dgraph's coins hash it mod 2**64 as before
+        from ..generators.rng import MASK64  # noqa: PLC0415
+
+        draw = int(seed) & MASK64   # NetworkX takes any int; dgraph's coins hash it mod 2**64 as before
     elif hasattr(seed, "getrandbits"):
         draw = seed.getrandbits(63)
     else:

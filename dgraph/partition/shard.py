@@ -58,7 +58,10 @@ class Shard:
 
     @property
     def num_arcs(self) -> int:
-        return int(self.indptr[-1])
+        """The arcs this shard holds, read once (on CuPy a read is a sync; the executors ask each task)."""
+        if getattr(self, "_num_arcs", None) is None:
+            self._num_arcs = int(self.indptr[-1])
+        return self._num_arcs
 
     @property
     def whole(self) -> bool:
@@ -74,10 +77,6 @@ class Shard:
         if self._degree is None and self._graph is not None:
             self._degree = _whole_degree(self._graph)
         return self._degree
-
-    @degree.setter
-    def degree(self, value):
-        self._degree = value
 
     def out_degree_of(self, v) -> int:
         """Vertex ``v``'s out-degree (a global id): off the CSR on a whole shard whose degree array
@@ -100,16 +99,21 @@ class Shard:
 
     def local_rows(self, vertices):
         """Local rows of the owned vertices among ``vertices`` (global ids), in their order."""
-        xp = self.xp
         if self.contiguous:
             sel = vertices[(vertices >= self.row_base) & (vertices < self.row_base + self.num_rows)]
             return (sel - self.row_base).astype(self.indices.dtype, copy=False)
+        loc = self.local_of()[vertices]
+        return loc[loc >= 0].astype(self.indices.dtype, copy=False)
+
+    def local_of(self):
+        """The global id -> local row map (int64, -1 for another shard's vertex), made once: for a
+        shard whose rows are not a vertex range."""
         if self._local_of is None:
+            xp = self.xp
             lo = xp.full(self.n, -1, dtype=np.int64)
             lo[self.rows] = xp.arange(len(self.rows), dtype=np.int64)
             self._local_of = lo
-        loc = self._local_of[vertices]
-        return loc[loc >= 0].astype(self.indices.dtype, copy=False)
+        return self._local_of
 
     def part_vertices(self, q):
         """Global ids owned by partition ``q`` (a slice object when the plan is ranges)."""
@@ -140,7 +144,7 @@ class Shard:
         or on a partition's Shard (which stays on its worker between runs), so per-graph indexes (EMV
         layouts, PageRank's split in-edges) are built once per graph, like its CSC."""
         if self._graph is not None:
-            return self._graph._cache.get(key) if build is None else self._graph.memo(key, build)
+            return self._graph.memo(key, build)
         cache = self.__dict__.setdefault("_shard_cache", {})
         if key not in cache and build is not None:
             cache[key] = build()

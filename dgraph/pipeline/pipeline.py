@@ -135,11 +135,12 @@ class Pipeline:
                 checks.check_vertex(self._fail, path + (key, i), v, self.num_vertices)
             return
         where = path + (key,)
-        if key == "k_core_of":  # a step name (its main core) or {step: NAME, k: K}
+        if key == "k_core_of":  # a step name (its main core) or {step: NAME, k: K}: the name checked there
             value, _ = checks.check_k_core_of(self._fail, where, value)
             if isinstance(options[key], dict):
                 where = where + ("step",)
-        checks.check_text(self._fail, where, value, "the name of an earlier step")
+        else:
+            checks.check_text(self._fail, where, value, "the name of an earlier step")
         earlier = {s["name"]: s for s in self.steps}
         if value not in earlier:
             self._fail(where, f"no earlier step named {value!r}")

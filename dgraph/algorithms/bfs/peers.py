@@ -161,9 +161,8 @@ def run_levels(program, shard, st, ctx, limit):
     # last level's bitmap, which is then cleared for the level two after it
     united = mem.view((last & 1) * mem.nw, mem.nw)
     if nf:
-        st.union.words[...] = united
-        counts = st.union._emit(st.labels, st.level, shard.degree, sparse=True).get()
-        new, _, owned_rows, owned_deg = st.union._frontier(counts)
+        new, _, owned_rows, owned_deg, _ = st.union.union_fixed([united], [], st.labels, st.level, shard.degree,
+                                                                dense=False)
         st.next_rows = (owned_rows, owned_deg)
         st.frontier = Frontier.with_mask(shard.n, new, st.union.fmask.view(cp.bool_))
         united.fill(0)

@@ -247,14 +247,13 @@ class BFS(Program):
 
     def receive(self, shard, st, contributions, ctx):
         if contributions[0].fixed:  # one read: the union's counts and every shard's tally
-            new, degsum, rows, owned_deg, scanned = st.union.union_fixed(
+            new, degsum, rows, owned_deg, edges = st.union.union_fixed(
                 [c.arrays["bits"] for c in contributions], [c.arrays["tally"] for c in contributions],
                 st.labels, st.level, shard.degree, dense=st.direction == "pull")
-            st.next_rows = None if rows is None else (rows, owned_deg)
-            st.frontier = Frontier.with_mask(shard.n, new, st.union.fmask.view(shard.xp.bool_))
-            st.prev_nf = ctx.report["frontier"]
+            _united(shard, st, new, rows, owned_deg)
+            st.prev_nf = ctx.report["frontier"]  # what the fixed contributions do not carry
             st.m_u -= degsum
-            return {"direction": st.direction, "frontier": len(new), "edges": scanned, "frontier_edges": degsum}
+            return {"direction": st.direction, "frontier": len(new), "edges": edges, "frontier_edges": degsum}
         if len(contributions) == 1:
             c = contributions[0]
             new, count, degsum = c.arrays["v"], c.counters["count"], c.counters["degsum"]
@@ -264,8 +263,7 @@ class BFS(Program):
             parts = [(to_backend(c.arrays["ids"], xp), to_backend(c.arrays["bits"], xp)) for c in contributions]
             new, degsum, rows, owned_deg = st.union.union(parts, st.labels, st.level, shard.degree)
             count = len(new)
-            st.next_rows = None if rows is None else (rows, owned_deg)
-            st.frontier = Frontier.with_mask(shard.n, new, st.union.fmask.view(xp.bool_))
+            _united(shard, st, new, rows, owned_deg)
         else:
             new = _union(shard, contributions)
             fresh = new[st.labels[new] < 0]
@@ -310,6 +308,13 @@ class BFS(Program):
         if st.unset != -1:
             parents = shard.xp.where(parents == st.unset, -1, parents)
         return {"depth": st.labels, "parent": parents}
+
+
+def _united(shard, st, new, rows, owned_deg):
+    """The frontier as a bitmap union left it (``gpu-fused+union``): sorted ids with the byte mask,
+    and the owned rows with their degree sum for the next push (None where rows are not a range)."""
+    st.next_rows = None if rows is None else (rows, owned_deg)
+    st.frontier = Frontier.with_mask(shard.n, new, st.union.fmask.view(shard.xp.bool_))
 
 
 def _packs(n):

@@ -106,10 +106,11 @@ class FrontierUnion:
         return words, tally
 
     def union_fixed(self, bitmaps, tallies, labels, level, degree, dense):
-        """:meth:`union` of every shard's :meth:`send_bits`: the words ORed, the frontier emitted
-        (the vertex kernel when ``dense``, else a thread a word), and one read for the frontier's
-        counts and every shard's tally; -> (frontier ids, its degree sum, owned local rows or None,
-        their degree sum, the edges the shards scanned)."""
+        """:meth:`union` of every shard's :meth:`send_bits` (or of one bitmap united elsewhere, with no
+        tallies: the peer levels' last, :mod:`.peers`): the words ORed, the frontier emitted (the
+        vertex kernel when ``dense``, else a thread a word), and one read for the frontier's counts
+        and every shard's tally; -> (frontier ids, its degree sum, owned local rows or None, their
+        degree sum, the edges the shards scanned)."""
         import cupy as cp  # noqa: PLC0415
 
         if len(bitmaps) == 1:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cuda import BLOCK, cooperative_grid, function, source
+from ...cuda import BLOCK, cooperative_grid, dtype_suffix, function, source
 
 #: this module's CUDA (peel.cu, with dgraph/cuda/common.cuh after the cooperative groups header)
 _SOURCE = source(__package__, "peel.cu")
@@ -46,7 +46,7 @@ def peel(indptr, indices, cindptr, cindices, directed, deg, core):
     cnt = cp.zeros(12, dtype=cp.uint64)
     ctl = cp.zeros(5, dtype=cp.int64)
     ctl[0] = NO_DEGREE
-    kern = kernel("peel_" + ("i32" if vdt.itemsize == 4 else "i64"))
+    kern = kernel("peel_" + dtype_suffix(vdt))
     i64 = lambda a: a.astype(cp.int64, copy=False)  # noqa: E731
     kern((cooperative_grid(kern, BLOCKS_PER_SM),), (BLOCK,),
          (i64(indptr), indices, i64(cindptr), cindices.astype(vdt, copy=False), cp.int32(bool(directed)),

@@ -23,18 +23,18 @@ def run_steps(program, shard, st, ctx, limit):
     cindptr, cindices = shard.indptr, shard.indices
     if shard.directed:
         cindptr, cindices, _ = shard.csc(edge_ids=False)
+    graph = shard._graph
+    loop_free = graph is not None and graph.known_self_loops() == 0   # the degrees without reading the rows
     if st["impl"] == "gpu-peel":
         from . import gpu  # noqa: PLC0415
         from .program import owned_degrees  # noqa: PLC0415
 
         top, _, _, edges = gpu.peel(shard.indptr, shard.indices, cindptr, cindices, shard.directed,
-                                    owned_degrees(shard), st["core"])
+                                    owned_degrees(shard, loop_free), st["core"])
         top = max(top, 0)
     else:
         from . import cpu  # noqa: PLC0415
 
-        graph = getattr(shard, "_graph", None)
-        loop_free = graph is not None and graph.known_self_loops() == 0   # the degrees without reading the rows
         deg = np.empty(shard.n, dtype=cpu.degree_dtype(shard.num_arcs))
         top = cpu.peel_cores(shard.indptr, shard.indices, cindptr, cindices, shard.directed, loop_free, deg,
                              st["core"])

@@ -19,12 +19,13 @@ import os
 import numpy as np
 
 from ...errors import InputError
+from ...generators.rng import MASK64
 from ..choice import check_kernels
 from .kernels import scale_exponent, try_seed
 from .program import IMPLEMENTATIONS, MAX_LEVEL_STEPS, PAR_MIN_ARCS, Louvain, implementation
 
 #: the largest seed (the coins hash a 64-bit seed: a larger or negative one would alias another)
-MAX_SEED = (1 << 64) - 1
+MAX_SEED = MASK64
 #: ``tries=None``: graphs of at most this many vertices get :data:`SMALL_TRIES` tries, larger ones one
 SMALL_GRAPH = 4096
 SMALL_TRIES = 16  # 8 missed one of 2,480 runs against NetworkX's bar (er-104, seed 14: -0.015)

@@ -199,7 +199,7 @@ def move_step(xp, rows, arc_row, nbr, w, comm, sout, sin, loop, tot_out, tot_in,
     return new, cand, int(go.sum()), inner
 
 
-def next_active(xp, arc_row, nbr, rows, cand, moved):
+def next_active(xp, arc_row, nbr, cand, moved):
     """The rows active in the superstep after a kept one: those that wanted to move (``cand``, per
     row) and those with a neighbor that moved (``moved``, bool per vertex of the level)."""
     out = cand.copy()

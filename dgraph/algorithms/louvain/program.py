@@ -187,7 +187,7 @@ class Louvain(Program):
         """The rows to evaluate after a kept superstep: its candidates and the rows with a moved
         neighbor (``moved``: bool per vertex of the level)."""
         if self.implementation == "generic":
-            return K.next_active(lv.xp, lv.arc_rows(keep=True), lv.nbr, lv.rows, st["cand"], moved)
+            return K.next_active(lv.xp, lv.arc_rows(keep=True), lv.nbr, st["cand"], moved)
         from . import cpu  # noqa: PLC0415
 
         out = np.empty(len(lv.rows), dtype=bool)
@@ -248,7 +248,7 @@ class Louvain(Program):
             if lv.directed:
                 lv.tot_in[...] = st["kept_in"]
             st["kown"][...] = st["kept_kown"]
-            st["active"] = st["kept_cand"].copy()   # who wanted to move in the state returned to
+            st["active"] = st["kept_cand"]   # who wanted to move in the state returned to (only read)
             st["shift"] = min(st["shift"] + 1, MAX_SHIFT)
             st["last_moved"] = 0
             st["moved"] -= undone
@@ -278,7 +278,7 @@ class Louvain(Program):
             lv.move_communities(old, lv.comm)
             st["active"] = self._next_active(st, lv, old != lv.comm)
         else:   # no coin came up: nothing changed, the same rows want to move
-            st["active"] = st["cand"].copy()
+            st["active"] = st["cand"]   # read, never written: each step makes a new cand
         st["moved"] += moved
         st["last_moved"] = moved
         if moved:   # kept: let more move again, down to the level's start

@@ -69,12 +69,13 @@ def owned_update(cindptr, cindices, share, plan, old, inv_deg, mass, teleport, d
     from ...backend import gpu_kernels  # noqa: PLC0415
 
     nrows = len(old)
-    sums2 = cp.zeros(2, dtype=np.float64)
     if nrows <= 0:
-        return sums2
+        return cp.zeros(2, dtype=np.float64)
+    sums2 = cp.empty(2, dtype=np.float64)  # sum_totals writes both (a new array: the contribution carries it)
     nb = _blocks(nrows)
     part = cp.empty(2 * nb, dtype=np.float64)
-    tail = (old, inv_deg, mass, cp.zeros((), dtype=np.float64) if teleport is None else teleport,
+    # without a teleport vector the kernel never reads it: ``old`` stands in (no allocation a superstep)
+    tail = (old, inv_deg, mass, old if teleport is None else teleport,
             cp.int32(teleport is not None), cp.float64(damping), cp.float64(n), out, share_out, part, cp.int64(nrows))
     if split is None:
         gpu_kernels.row_segment_sums(cindptr, cindices, share, plan)

@@ -36,14 +36,16 @@ PIVOT_MIN_ACTIVE = 4096
 PIVOT_MIN_SHARE = 0.01
 
 
-def pivot(label, in_count, out_count):
-    """The active vertex (``label < 0``) of largest ``in_count * out_count``, the smallest id among
-    ties; -1 when none is active."""
+def pivot(label, in_count, out_count, active=None):
+    """The active vertex (``label < 0``; ``active``, when the caller has that mask already) of largest
+    ``in_count * out_count``, the smallest id among ties; -1 when none is active."""
     xp = array_module(label)
-    if not bool((label < 0).any()):
+    active = label < 0 if active is None else active
+    if not len(label):
         return -1
-    score = xp.where(label < 0, in_count.astype(np.int64) * out_count.astype(np.int64), -1)
-    return int(xp.argmax(score))
+    score = xp.where(active, in_count.astype(np.int64) * out_count.astype(np.int64), -1)
+    p = int(xp.argmax(score))
+    return p if int(score[p]) >= 0 else -1   # an active vertex scores 0 or more
 
 
 def pivot_component(shard, label, in_count, out_count, reach):
@@ -51,10 +53,11 @@ def pivot_component(shard, label, in_count, out_count, reach):
     no vertex is active) and the arcs the two searches scanned.  ``reach``: a :class:`VectorReach`
     or a :class:`dgraph.algorithms.scc.gpu.Reach` of ``shard`` (one whole shard)."""
     xp = shard.xp
-    p = pivot(label, in_count, out_count)
+    active = label < 0
+    p = pivot(label, in_count, out_count, active)
     if p < 0:
         return xp.empty(0, dtype=label.dtype), 0
-    forward, arcs = reach.forward(p, label < 0)
+    forward, arcs = reach.forward(p, active)
     if shard.directed:
         member, back = reach.backward(p, forward)
         arcs += back

@@ -412,9 +412,7 @@ def owned_rows(shard, scratch):
         scratch.near_ids = cp.empty(len(scratch.near), dtype=scratch.vdt)
     if shard.contiguous:
         return shard.row_base, shard.num_rows, scratch.counters, 0, scratch.near_ids
-    if shard._local_of is None:
-        shard.local_rows(shard.rows[:0])  # builds the id -> local row map (-1: another shard's)
-    return 0, shard.num_rows, shard._local_of, 1, scratch.near_ids
+    return 0, shard.num_rows, shard.local_of(), 1, scratch.near_ids
 
 
 def receive_partition(shard, st, parts, edges, next_bucket):
