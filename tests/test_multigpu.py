@@ -64,6 +64,13 @@ def test_cupy_shards_equal_single_gpu(client):
                             r = dgraph.bfs(PG, src, executor=executor, exchange=exchange)
                         _check_same(r, ref, f"graph {i} p={p} {exchange} sized exchange")
                         assert not any(s.get("batched") for s in r.stats_records)
+            # a source of small degree: peer levels from the first superstep on (its rows found on the host)
+            deg = to_numpy(G.out_degree())
+            if (deg > 0).any():
+                least = deg[deg > 0].min()
+                low = G.ids.to_user(int(np.flatnonzero(deg == least)[-1])).item()
+                r = dgraph.bfs(PG, low, executor="spmd")
+                _check_same(r, dgraph.bfs(G.to("cupy"), low), f"graph {i} p={p} source {low} of degree {least}")
     assert batched > 0  # the rmat graphs' and the grid's small levels ran as peer levels
 
 

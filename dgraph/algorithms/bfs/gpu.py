@@ -15,6 +15,7 @@ The CUDA is ``bfs.cu`` beside this file; compiled on first use, CuPy keeps the b
 
 from __future__ import annotations
 
+from ...backend.gpu_kernels import row_degree_scan
 from ...cuda import BLOCK, dtype_suffix, function, source
 from . import kernels
 
@@ -35,8 +36,7 @@ def visit_push(indptr, indices, frontier_rows, total, row_base, rows, labels, pa
     nf = len(frontier_rows)
     if nf == 0 or total == 0:
         return
-    deg = indptr[frontier_rows + 1] - indptr[frontier_rows]
-    scanned = cp.cumsum(deg)
+    scanned = row_degree_scan(indptr, frontier_rows)
     kern = kernel("push_lb_" + dtype_suffix(indices.dtype))
     grid = (int(total) + BLOCK - 1) // BLOCK
     kern((grid,), (BLOCK,), (indptr, indices, frontier_rows, scanned, cp.int32(nf), cp.int64(total),

@@ -24,7 +24,8 @@ zeroes it and the shards swap their IPC handles through the run's NCCL
 communicator (:attr:`dgraph.engine.program.StepContext.share`), which is
 also the barrier that orders the zeroing before any peer writes.  When any
 shard cannot map a peer (a driver or container that refuses IPC), every
-shard learns it in the same swap and the run keeps the superstep path.
+shard learns it in a second swap and the run keeps the superstep path; a
+run whose peers are those every shard mapped last time skips that swap.
 ``dgraph.config.bfs_peer_levels`` turns this off.
 """
 
@@ -66,6 +67,7 @@ class PeerMemory:
         self.peers = {}  # handle -> pointer opened in this process
         self.ptrs = None  # device array of every shard's pointer, for the kernel
         self.handles = None
+        self.agreed = False  # whether every shard mapped every peer in the last swap
         self.rec = cp.zeros(REC * solver.MAX_LEVELS, dtype=cp.uint64)
         self.ctl = cp.zeros(4, dtype=cp.int64)
         self.k = 0  # levels run in this run (the arrival counters count them)
@@ -85,6 +87,10 @@ class PeerMemory:
         cp.cuda.runtime.memsetAsync(self.mem.ptr, 0, self.nbytes, cp.cuda.get_current_stream().ptr)
         self.k = 0
         handles = share(self.handle)
+        if self.agreed and handles == self.handles:
+            # the peers of the last run, which every shard mapped (its answer was the same on every
+            # shard, so every shard takes this branch): no second collective
+            return True
         ok = True
         try:
             if handles != self.handles:
@@ -100,7 +106,8 @@ class PeerMemory:
                 self.handles = handles
         except Exception:  # noqa: BLE001 - IPC refused here: every shard hears it below
             ok = False
-        return all(b == b"\x01" for b in share(b"\x01" if ok else b"\x00"))
+        self.agreed = all(b == b"\x01" for b in share(b"\x01" if ok else b"\x00"))
+        return self.agreed
 
 
 def usable(program, shard, st, ctx):

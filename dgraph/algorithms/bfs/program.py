@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...backend import to_backend
+from ...backend import full, to_backend
 from ...backend.primitives import scatter_min
 from ...config import config
 from ...engine.program import Contribution, Program
@@ -113,7 +113,7 @@ class BFSState:
     (``m_u``: unvisited edges, ``prev_nf``), and the implementation's buffers."""
 
     __slots__ = ("labels", "parents", "frontier", "direction", "level", "m_u", "prev_nf", "out", "counters",
-                 "unset", "levels", "union", "next_rows", "implementation", "word", "peers")
+                 "unset", "levels", "union", "next_rows", "implementation", "word", "peers", "source_degree")
 
 
 class BFS(Program):
@@ -154,23 +154,26 @@ class BFS(Program):
             st.labels = st.parents = None
             st.word = np.zeros(n, dtype=np.int64)  # 0: unvisited (cpu.pack), so no fill pass
             st.word[self.source] = packed(0, self.source)
-        else:
-            st.labels = xp.full(n, -1, dtype=np.int32)
-            st.parents = xp.full(n, st.unset, dtype=vdt)
-            st.labels[self.source] = 0
-            st.parents[self.source] = self.source
+        else:  # each array with its source entry in one fill (on CuPy a launch each)
+            st.labels = full(xp, n, -1, np.int32, at=self.source, at_value=0)
+            st.parents = full(xp, n, st.unset, vdt, at=self.source, at_value=self.source)
         st.frontier = Frontier(n, ids=xp.asarray([self.source], dtype=vdt))
         st.level = 0
+        st.source_degree = shard.out_degree_of(self.source)  # read once (on CuPy a device read)
         # the unvisited edges: on a whole shard the sum of the out-degrees is its arc count (no pass)
         arcs = shard.num_arcs if shard.whole else shard.degree_sum()
-        st.m_u = arcs - shard.out_degree_of(self.source)
+        st.m_u = arcs - st.source_degree
         st.prev_nf = 0
         st.direction = "pull" if self.direction == "pull" else "push"
         st.out = None
         st.counters = None
         st.levels = None
         st.union = None      # the bitmap union buffers of gpu-fused+union (union.py)
-        st.next_rows = None  # (owned local rows, their degree sum) of the frontier, when the union gave them
+        # (owned local rows, their degree sum) of the frontier, when known without a pass: from the
+        # union, and for the source from the host (no array calls to find whether this shard owns it)
+        st.next_rows = None
+        if st.implementation == "gpu-fused+union":
+            st.next_rows = _source_rows(shard, self.source, st.source_degree)
         st.peers = None      # peer levels (peers.py): None until the run's first batch, then whether they run
         return st
 
@@ -189,7 +192,7 @@ class BFS(Program):
         return impl
 
     def initial_report(self, shard, st):
-        return {"frontier": 1, "frontier_edges": shard.out_degree_of(self.source)}
+        return {"frontier": 1, "frontier_edges": st.source_degree}
 
     def converged(self, report, step):
         return report.get("frontier", 0) == 0
@@ -305,9 +308,22 @@ class BFS(Program):
     def finish(self, shard, st):
         _unpacked(shard, st)
         parents = st.parents
-        if st.unset != -1:
-            parents = shard.xp.where(parents == st.unset, -1, parents)
+        if st.unset != -1:  # the GPU kernels' unset, made -1 in place: the state ends here (a rerun: no-op)
+            from ...backend.gpu_fill import replace  # noqa: PLC0415
+
+            replace(parents, st.unset, -1)
         return {"depth": st.labels, "parent": parents}
+
+
+def _source_rows(shard, source, degree):
+    """The frontier {source} as :func:`_united` leaves a frontier: (this shard's local rows of it,
+    their degree sum), the row found on the host where the shard's rows are a vertex range."""
+    if shard.contiguous:
+        local = source - shard.row_base if shard.row_base <= source < shard.row_base + shard.num_rows else -1
+    else:
+        local = int(shard.local_of()[source])
+    rows = shard.xp.asarray([local] if local >= 0 else [], dtype=shard.indices.dtype)
+    return rows, (degree if local >= 0 else 0)
 
 
 def _united(shard, st, new, rows, owned_deg):

@@ -48,7 +48,8 @@ smallest such ``u`` wins by ``atomicMin``: the rule of the CPU kernel.
 
 from __future__ import annotations
 
-from ...backend.gpu_kernels import block_starts, block_starts_queued
+from ...backend.gpu_fill import fill
+from ...backend.gpu_kernels import block_starts, block_starts_queued, row_degree_scan
 from ...cuda import BLOCK, dtype_suffix, function, multiprocessors, source
 from ...engine.program import Contribution
 from .program import owned_frontier
@@ -162,11 +163,9 @@ def _blocks(edges):
 
 def frontier_scan(indptr, rows):
     """(inclusive scan of the degrees of ``rows``, their sum): what the load-balanced relaxation needs."""
-    import cupy as cp  # noqa: PLC0415
-
     if len(rows) == 0:
         return None, 0
-    scanned = cp.cumsum(indptr[rows + 1] - indptr[rows])
+    scanned = row_degree_scan(indptr, rows)
     return scanned, int(scanned[-1])
 
 
@@ -441,6 +440,6 @@ def receive_partition(shard, st, parts, edges, next_bucket):
 def parents(shard, st, source):
     """The smallest tight, one-hop-closer in-neighbor per vertex over this shard's out-edges
     (st.big where none): one :func:`tight_parents` launch."""
-    par = shard.xp.full(shard.n, st.big, dtype=shard.indices.dtype)
+    par = fill(shard.xp.empty(shard.n, dtype=shard.indices.dtype), st.big)
     return tight_parents(shard.indptr, shard.indices, st.w64, shard.row_base, shard.rows, st.dist,
                          st.hops, source, par)
