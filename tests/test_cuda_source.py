@@ -34,8 +34,9 @@ BEFORE = {
     # backend/gpu_sssp_steps.py's _SOURCE, now algorithms/sssp/sssp_steps.cu (+ sssp.cuh)
     ("dgraph.algorithms.sssp.solver", "_SOURCE"): "d295c850e560158e6d15ab0eb5ccb28d28335be044f7f9dade4c700ba4195f41",
     ("dgraph.algorithms.bfs.solver", "_SOURCE"): "5c82aa43c368b90ca3ca07af873a8938e3e775f6e21c82bdd7cd79f04ec346c1",
-    # fifth session: set_bits_counted (the fixed-size bitmap exchange; GPU: test_gpu_frontier)
-    ("dgraph.algorithms.bfs.union", "_SOURCE"): "0b682475ec4613356be0653cafd633208ca94fe42af839a6d185731398d5cfae",
+    # fifth session: set_bits_counted (the fixed-size bitmap exchange; GPU: test_gpu_frontier);
+    # sixth: mark_union_vertices (a pull after a pull) and mask_word shared (GPU: test_multigpu, test_gpu_frontier)
+    ("dgraph.algorithms.bfs.union", "_SOURCE"): "948962b5aa440a3e01c3c3d79af71f3d2c367a130d38c9da7aa64c2e901febf6",
     # fifth session, new: bfs/peers.cu (push levels on every GPU at once; GPU: test_multigpu)
     ("dgraph.algorithms.bfs.peers", "_SOURCE"): "9b80fc1b7d617d148cb5345fc755fb7fb94a20fb5fb381d00dfab0d60d23e281",
     ("dgraph.algorithms.wcc.gpu", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",

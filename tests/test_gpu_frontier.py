@@ -98,3 +98,33 @@ def test_fixed_union_matches_numpy(seed, dtype):
         *got, got_scanned = u.union_fixed(bitmaps, tallies, dl, 3, cp.asarray(degree), dense)
         assert got_scanned == scanned
         _check_frontier(u, got, dl, union, labels, degree, 3, dtype, row_base, num_rows)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_mark_after_a_pull_matches_numpy(seed):
+    """FrontierUnion.mark (a pull after a pull): the byte mask of the union and the level of every
+    vertex in it that had none; totals sums the tallies."""
+    import cupy as cp
+
+    from dgraph.algorithms.bfs.union import FrontierUnion
+
+    rng = np.random.default_rng(300 + seed)
+    n = int(rng.integers(1, 5000)) if seed else 64  # 64: whole words only
+    labels = rng.integers(-1, 3, n).astype(np.int32)
+    u = FrontierUnion(n, np.int32, 0, n)
+    union, bitmaps, tallies = np.zeros(n, bool), [], []
+    for q in range(int(rng.integers(1, 5))):
+        ids = np.unique(rng.integers(0, n, int(rng.integers(0, n // 2 + 2)))).astype(np.int32)
+        union[ids] = True
+        counters = cp.asarray(np.array([len(ids), 10 * q, 3, 0], dtype=np.uint64))
+        words, tally = u.send_bits(cp.asarray(ids), counters)
+        bitmaps.append(words)
+        tallies.append(tally)
+    dl = cp.asarray(labels)
+    mask = u.mark(bitmaps, dl, 4)
+    assert np.array_equal(cp.asnumpy(mask).astype(bool), union)
+    want = labels.copy()
+    want[union & (labels < 0)] = 4
+    assert np.array_equal(cp.asnumpy(dl), want)
+    t = np.array([cp.asnumpy(x) for x in tallies]).astype(np.int64).sum(axis=0)
+    assert u.totals(tallies) == (int(t[0]), int(t[1]), int(t[2]))

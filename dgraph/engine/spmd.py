@@ -484,6 +484,8 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
             program.final_receive(shard, state, exchange(final, "final"))
     if q == 0 or not program.replicated_result:
         _results(worker)[(run, q)] = program.finish(shard, state)
+        if shard.backend == "cupy":  # done means the results are made: the last kernels and the final
+            shard.xp.cuda.get_current_stream().synchronize()  # reduction count in the run's time
     if nccl_uid is not None:
         from .nccl_transport import release  # noqa: PLC0415
 

@@ -249,14 +249,8 @@ class BFS(Program):
         return st.implementation == "gpu-fused+union" and ctx.fixed_exchange and config.bfs_bitmap_exchange
 
     def receive(self, shard, st, contributions, ctx):
-        if contributions[0].fixed:  # one read: the union's counts and every shard's tally
-            new, degsum, rows, owned_deg, edges = st.union.union_fixed(
-                [c.arrays["bits"] for c in contributions], [c.arrays["tally"] for c in contributions],
-                st.labels, st.level, shard.degree, dense=st.direction == "pull")
-            _united(shard, st, new, rows, owned_deg)
-            st.prev_nf = ctx.report["frontier"]  # what the fixed contributions do not carry
-            st.m_u -= degsum
-            return {"direction": st.direction, "frontier": len(new), "edges": edges, "frontier_edges": degsum}
+        if contributions[0].fixed:
+            return self._receive_fixed(shard, st, contributions, ctx)
         if len(contributions) == 1:
             c = contributions[0]
             new, count, degsum = c.arrays["v"], c.counters["count"], c.counters["degsum"]
@@ -278,6 +272,35 @@ class BFS(Program):
         st.m_u -= degsum
         return {"direction": st.direction, "frontier": count, "edges": sum(c.counters["edges"] for c in contributions),
                 "frontier_edges": degsum}
+
+    def _receive_fixed(self, shard, st, contributions, ctx):
+        """:meth:`receive` of the fixed-size bitmaps (``gpu-fused+union`` over NCCL), one read a
+        superstep.  After a pull the tallies alone give the frontier's size and degree sum (a pull
+        claims only owned vertices), so they are read first, and when Beamer's rule pulls again the
+        union only writes the byte mask and the others' levels (:meth:`FrontierUnion.mark`); else
+        the union emits the frontier with its counts (ids, owned rows for the push)."""
+        bits = [c.arrays["bits"] for c in contributions]
+        tallies = [c.arrays["tally"] for c in contributions]
+        st.prev_nf = ctx.report["frontier"]  # what the fixed contributions do not carry
+        if st.direction == "pull":
+            count, degsum, edges = st.union.totals(tallies)
+            st.m_u -= degsum
+            report = {"direction": st.direction, "frontier": count, "edges": edges, "frontier_edges": degsum}
+            if count == 0:  # converged: nothing was claimed, nothing to label
+                st.next_rows = None
+                return report
+            if self.choose_direction(st, shard.n, count, degsum) == "pull":  # as the next superstep will
+                st.next_rows = None
+                st.frontier = Frontier.from_mask(st.union.mark(bits, st.labels, st.level).view(shard.xp.bool_))
+                return report
+            new, _, rows, owned_deg, _ = st.union.union_fixed(bits, [], st.labels, st.level, shard.degree, dense=True)
+            _united(shard, st, new, rows, owned_deg)
+            return report
+        new, degsum, rows, owned_deg, edges = st.union.union_fixed(bits, tallies, st.labels, st.level, shard.degree,
+                                                                   dense=False)
+        _united(shard, st, new, rows, owned_deg)
+        st.m_u -= degsum
+        return {"direction": st.direction, "frontier": len(new), "edges": edges, "frontier_edges": degsum}
 
     def final_contribution(self, shard, st):
         """The parents this shard found: (vertex, parent) pairs, reconciled by minimum."""

@@ -94,6 +94,25 @@ __device__ void emit_union(const unsigned* __restrict__ words, const i64* __rest
 // whose neighbouring threads write neighbouring ranks (here 2x slower on a 28M-vertex frontier).
 // The word's 32 byte-mask entries are written as eight 32-bit stores; its set bits, in vertex
 // order, take consecutive ranks from incl[w] - popc(word).
+// The byte mask of word w's 32 vertices (from vertex v0 = 32 w), as eight 32-bit stores.
+__device__ __forceinline__ void mask_word(unsigned x, i64 v0, i64 n, unsigned char* fmask) {
+    if (v0 + 32 <= n) {
+        unsigned* m = (unsigned*)(fmask + v0);
+        for (int k = 0; k < 8; ++k) {
+            unsigned val = 0;
+            if (x) {
+                for (int i = 0; i < 4; ++i) {
+                    int j = 4 * k + i;
+                    val |= ((x >> bit_of(j)) & 1u) << (8 * i);
+                }
+            }
+            m[k] = val;
+        }
+    } else {
+        for (int j = 0; v0 + j < n; ++j) fmask[v0 + j] = (x >> bit_of(j)) & 1u;
+    }
+}
+
 template <typename V>
 __device__ void emit_union_words(const unsigned* __restrict__ words, const i64* __restrict__ incl, i64 nw, i64 n,
                                  int* labels, int level, const i64* __restrict__ degree, i64 row_base, i64 nrows,
@@ -104,21 +123,7 @@ __device__ void emit_union_words(const unsigned* __restrict__ words, const i64* 
     for (i64 w = (i64)blockIdx.x * blockDim.x + threadIdx.x; w < nw; w += stride) {
         unsigned x = words[w];
         i64 v0 = w << 5;
-        if (v0 + 32 <= n) {
-            unsigned* m = (unsigned*)(fmask + v0);
-            for (int k = 0; k < 8; ++k) {
-                unsigned val = 0;
-                if (x) {
-                    for (int i = 0; i < 4; ++i) {
-                        int j = 4 * k + i;
-                        val |= ((x >> bit_of(j)) & 1u) << (8 * i);
-                    }
-                }
-                m[k] = val;
-            }
-        } else {
-            for (int j = 0; v0 + j < n; ++j) fmask[v0 + j] = (x >> bit_of(j)) & 1u;
-        }
+        mask_word(x, v0, n, fmask);
         if (!x) continue;
         i64 r = incl[w] - __popc(x);
         for (int j = 0; j < 32; ++j) {
@@ -130,7 +135,48 @@ __device__ void emit_union_words(const unsigned* __restrict__ words, const i64* 
     emit_counts(dg, oc, od, incl, nw, counters);
 }
 
+// The union of a pull superstep when the next one pulls too: only the byte mask the pull reads and
+// the level of what the other shards claimed (a pull claims only owned vertices, so the frontier's
+// size and degree sum are the sums of the shards' tallies, read by the host before this launch).
+// No ranks, no frontier ids, no degree reads.  A thread takes 4 vertices (one byte's half of the
+// bitmap): one 32-bit store of their mask bytes and, when one of them is in the union, one 16-byte
+// read of their labels, written back only when a label changed.  labels and fmask start on 16 bytes.
+__device__ void mark_union(const unsigned* __restrict__ words, i64 n, int* labels, int level,
+                           unsigned char* fmask) {
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    i64 groups = n >> 2;
+    for (i64 g = (i64)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += stride) {
+        i64 v0 = g << 2;
+        unsigned x = words[v0 >> 5];
+        unsigned val = 0;
+        int hit[4];
+        bool any = false;
+        for (int i = 0; i < 4; ++i) {
+            hit[i] = (x >> bit_of(v0 + i)) & 1u;
+            val |= (unsigned)hit[i] << (8 * i);
+            any |= hit[i];
+        }
+        ((unsigned*)fmask)[g] = val;
+        if (!any) continue;
+        int4 l = ((int4*)labels)[g];
+        int* li = (int*)&l;
+        bool changed = false;
+        for (int i = 0; i < 4; ++i) {
+            if (hit[i] && li[i] < 0) { li[i] = level; changed = true; }
+        }
+        if (changed) ((int4*)labels)[g] = l;
+    }
+    for (i64 v = (groups << 2) + (i64)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        bool h = (words[v >> 5] >> bit_of(v)) & 1u;
+        fmask[v] = h;
+        if (h && labels[v] < 0) labels[v] = level;
+    }
+}
+
 extern "C" {
+__global__ void mark_union_vertices(const unsigned* words, i64 n, int* labels, int level, unsigned char* fmask) {
+    mark_union(words, n, labels, level, fmask);
+}
 __global__ void emit_union_i32(const unsigned* words, const i64* incl, i64 nw, i64 n, int* labels, int level,
                                const i64* degree, i64 row_base, i64 nrows, int* out, int* lrows,
                                unsigned char* fmask, u64* counters) {

@@ -53,12 +53,13 @@ class FrontierUnion:
 
         self.n = int(n)
         self.nw = max(1, -(-self.n // 32))
-        self.words = cp.zeros(self.nw, dtype=cp.uint32)
+        # no zeroing: every union writes all of words and fmask, and _emit zeroes the counters it adds to
+        self.words = cp.empty(self.nw, dtype=cp.uint32)
         self.incl = cp.empty(self.nw, dtype=cp.int64)
-        self.fmask = cp.zeros(self.n, dtype=cp.uint8)
+        self.fmask = cp.empty(self.n, dtype=cp.uint8)
         self.out = cp.empty(self.n, dtype=vdtype)
         self.lrows = cp.empty(max(1, int(num_rows)), dtype=vdtype)
-        self.counters = cp.zeros(4, dtype=cp.uint64)
+        self.counters = cp.empty(4, dtype=cp.uint64)
         self.row_base, self.num_rows = int(row_base), int(num_rows)
         self.vdtype = np.dtype(vdtype)
 
@@ -94,16 +95,15 @@ class FrontierUnion:
 
     def send_bits(self, claimed, counters, scanned=None):
         """A visit's claimed vertices as a fixed-size contribution, without reading their count:
-        (the bitmap words of the first ``counters[0]`` entries of ``claimed``, a copy of the visit's
-        four counters, with ``scanned`` as the edges scanned when the host knows it (push))."""
+        (the bitmap words of the first ``counters[0]`` entries of ``claimed``, the visit's four
+        counters themselves, with ``scanned`` as the edges scanned when the host knows it (push))."""
         import cupy as cp  # noqa: PLC0415
 
         words = cp.zeros(self.nw, dtype=cp.uint32)
         kernel("set_bits_counted_" + dtype_suffix(claimed.dtype))((SET_BITS_BLOCKS,), (BLOCK,), (claimed, counters, words))
-        tally = counters.copy()
         if scanned is not None:
-            tally[2] = scanned
-        return words, tally
+            counters[2] = scanned
+        return words, counters  # no copy: the next visit zeroes them only after this superstep's reads
 
     def union_fixed(self, bitmaps, tallies, labels, level, degree, dense):
         """:meth:`union` of every shard's :meth:`send_bits` (or of one bitmap united elsewhere, with no
@@ -113,15 +113,43 @@ class FrontierUnion:
         degree sum, the edges the shards scanned)."""
         import cupy as cp  # noqa: PLC0415
 
+        self._or(bitmaps)
+        counts = cp.concatenate([self._emit(labels, level, degree, sparse=not dense), *tallies]).get()
+        scanned = int(sum(int(counts[4 + 4 * q + 2]) for q in range(len(tallies))))
+        return (*self._frontier(counts[:4]), scanned)
+
+    @staticmethod
+    def totals(tallies):
+        """Every shard's :meth:`send_bits` tally summed, in one read: (claimed, their degree sum, edges
+        scanned).  After a pull, whose shards claim only the vertices they own, that is the new
+        frontier's size and degree sum."""
+        import cupy as cp  # noqa: PLC0415
+
+        t = cp.concatenate(tallies).get().reshape(len(tallies), 4).astype(np.int64).sum(axis=0)
+        return int(t[0]), int(t[1]), int(t[2])
+
+    def mark(self, bitmaps, labels, level):
+        """The union for a pull that follows a pull: the words ORed, the byte mask written and the
+        other shards' claims labelled, in one launch and no read (``mark_union_vertices``); -> the
+        byte mask (what the pull reads)."""
+        import cupy as cp  # noqa: PLC0415
+
+        assert labels.data.ptr % 16 == 0 and self.fmask.data.ptr % 16 == 0  # CuPy allocations: 256 bytes
+        self._or(bitmaps)
+        kernel("mark_union_vertices")((min(_blocks(max(1, self.n // 4))[0], DENSE_UNION_BLOCKS),), (BLOCK,),
+                                      (self.words, cp.int64(self.n), labels, cp.int32(level), self.fmask))
+        return self.fmask
+
+    def _or(self, bitmaps):
+        """``self.words`` = the OR of ``bitmaps`` (one array: a copy)."""
+        import cupy as cp  # noqa: PLC0415
+
         if len(bitmaps) == 1:
             self.words[...] = bitmaps[0]
         else:
             cp.bitwise_or(bitmaps[0], bitmaps[1], out=self.words)
             for b in bitmaps[2:]:
                 cp.bitwise_or(self.words, b, out=self.words)
-        counts = cp.concatenate([self._emit(labels, level, degree, sparse=not dense), *tallies]).get()
-        scanned = int(sum(int(counts[4 + 4 * q + 2]) for q in range(len(tallies))))
-        return (*self._frontier(counts[:4]), scanned)
 
     def _emit(self, labels, level, degree, sparse):
         """The frontier of ``self.words`` emitted in vertex order (labels, byte mask, owned rows);
