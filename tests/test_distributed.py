@@ -408,3 +408,19 @@ def test_issue24_tasks_a_failing_superstep_raises_its_own_error(client):
     with pytest.raises(ValueError, match="superstep 3 of partition 1"):
         run_program(lambda ids: _raising_idle(10), PG, executor="tasks")
     assert run_program(lambda ids: Idle(10), PG, executor="tasks").supersteps == 10
+
+
+def test_to_pandas_of_a_numpy_result_shares_nothing():
+    """to_pandas() copies a numpy result's columns and ids (a GPU result's host copies are new
+    arrays the frame takes as they are): editing the frame changes neither the result nor the graph."""
+    G = dgraph.from_edges(["a", "b", "c"], ["b", "c", "a"], directed=True)
+    r = dgraph.bfs(G, "a")
+    df = r.to_pandas()
+    df.loc[:, "depth"] = 99
+    df.loc[:, "vertex"] = "z"
+    assert r.raw("depth").tolist() == [0, 1, 2] and r.vertex.tolist() == ["a", "b", "c"]
+    H = dgraph.from_edges([0, 1], [1, 2])
+    r = dgraph.bfs(H, 0)
+    df = r.to_pandas()
+    df.loc[:, "parent"] = 7
+    assert r.raw("parent").tolist() == [0, 0, 1]

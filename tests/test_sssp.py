@@ -360,6 +360,19 @@ def test_distributed_hop_pass(client):
         assert r.params["hop_pass"] >= 3 and r.supersteps > r.params["hop_pass"]
 
 
+def test_distributed_result_without_orphans_stays_on_the_workers(client):
+    """The parents' check runs on the workers after the run: a result that needs no hop pass is not
+    brought to the client until it is read (issue 20 part 4), and reads the same."""
+    G = dgraph.from_edges([0, 0, 2, 1], [1, 2, 1, 3], weights=[1.0, 0.25, 0.25, 2.0], directed=True)
+    ref = dgraph.sssp(G, 0)
+    PG = G.partition(2, client=client)
+    for executor in ("tasks", "spmd"):
+        r = dgraph.sssp(PG, 0, executor=executor)
+        assert r.on_workers and "hop_pass" not in r.params, executor
+        assert r.parent.tolist() == ref.parent.tolist() == [0, 2, 0, 1]
+        assert r.distance.tolist() == ref.distance.tolist()
+
+
 def test_distributed_negative_weight(client):
     G = dgraph.from_edges([0, 1, 2], [1, 2, 0], weights=[1, -1, 2], directed=True)
     with pytest.raises(InputError, match="edge 1 -> 2 has weight -1"):

@@ -119,6 +119,7 @@ order the GPU ran the edges in (``dgraph.config.sssp_skip_stale = False`` turns 
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -240,8 +241,31 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
 
     r = run(1.0 if delta is None else delta)
     if getattr(G, "weighted", True):  # unit weights: whole distances, exact, so no rounded tie (_hop_pass)
-        r.amend(lambda cols: _hop_pass(r, cols, run))
+        if not (r.on_workers and _remote_orphans(r) == 0):
+            r.amend(lambda cols: _hop_pass(r, cols, run))  # (a lost worker is reported by the fetch, as before)
     return r
+
+
+def _remote_orphans(r):
+    """:func:`_orphans` of a result left on the Dask workers, counted where each part is (nothing
+    moves but the counts; its time is added to ``r.run_time``): when it is 0 the result needs no
+    hop pass and stays on the workers, so ``to_pandas()`` only reads it and ``to_dask()`` makes its
+    partitions where they are; None when a worker holding a part is gone (the fetch reports it)."""
+    from ...engine.faults import gather_or_lost  # noqa: PLC0415
+    from ...errors import WorkerLostError  # noqa: PLC0415
+
+    t = time.perf_counter()
+    remote = r._remote
+    futures = remote.futures()
+    where = remote.workers[:len(futures)]
+    counts = [remote.client.submit(_orphans, f, workers=[w], pure=False) for f, w in zip(futures, where)]
+    try:
+        total = sum(gather_or_lost(remote.client, counts, where, "the check of SSSP's parents"))
+    except WorkerLostError:
+        return None
+    if r.run_time is not None:
+        r.run_time += time.perf_counter() - t
+    return total
 
 
 def _whole(G):
@@ -282,8 +306,9 @@ def _hop_pass(r, cols, run):
     and delta = inf (a breadth-first search over the tight edges, level by level) recomputes every
     hop count, and so every parent, from the final distances alone.  Its supersteps are added to
     ``r.stats`` (``phase`` "hop pass", numbered on from the first run's) and its time to
-    ``r.run_time``; ``r.params['hop_pass']`` counts them.  On a Dask result the check runs when the
-    columns are first fetched, so its supersteps appear in the stats from then on."""
+    ``r.run_time``; ``r.params['hop_pass']`` counts them.  On a Dask result the check runs on the
+    workers after the run (:func:`_remote_orphans`); only when it finds an orphan does the hop pass
+    run, when the columns are first fetched, its supersteps appearing in the stats from then on."""
     if not _orphans(cols):
         return cols
     again = run(math.inf, to_numpy(cols["distance"]))
