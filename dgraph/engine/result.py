@@ -45,7 +45,8 @@ class Result:
     new process's one-time cost; on spmd runs the slowest worker's), and for
     spmd runs how ``run_time`` splits: ``submit_s`` (before the tasks are
     submitted), ``init_s`` (the program's set-up on the workers), ``loop_s``
-    (the supersteps), ``final_s`` (the final exchange and the results) and
+    (the supersteps), ``final_s`` (the final exchange and the results; on GPUs
+    until the devices have made them: a run is done when its results are) and
     ``launch_s`` (the rest: Dask starting the tasks and reporting their end);
     the worker phases are the slowest worker's.  A direct spmd run under
     ``dgraph.config.profile_supersteps`` also splits the launch (the host's
