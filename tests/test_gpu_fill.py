@@ -58,6 +58,28 @@ def test_fill_with_one_entry_set(dtype):
             np.testing.assert_array_equal(full(np, n, -1, dtype, at=at, at_value=3), want)
 
 
+def test_fill_refuses_an_entry_outside_the_array():
+    import cupy as cp
+
+    from dgraph.backend import full
+
+    for xp in (np, cp):
+        for at in (-1, 5, 6):
+            with pytest.raises(IndexError):
+                full(xp, 5, 0, np.int32, at=at, at_value=1)
+
+
+def test_replace_of_floats_compares_values_not_bits():
+    import cupy as cp
+
+    from dgraph.backend.gpu_fill import replace
+
+    a = cp.asarray(np.array([np.nan, -0.0, 0.0, 1.0] * 3))
+    replace(a, 0.0, 5.0)  # -0.0 == 0.0; NaN equals nothing
+    got = cp.asnumpy(a)
+    assert np.isnan(got[0::4]).all() and (got[1::4] == 5.0).all() and (got[2::4] == 5.0).all()
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64], ids=lambda d: np.dtype(d).name)
 def test_replace_matches_numpy(dtype):
     import cupy as cp

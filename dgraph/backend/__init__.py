@@ -81,6 +81,8 @@ def full(xp, n, value, dtype, at=None, at_value=None):
     source); on CuPy one launch of :func:`dgraph.backend.gpu_fill.fill`, which writes at the
     memory's bandwidth where CuPy's fill does not (a fill of n entries starts most runs)."""
     if xp is np:
+        if at is not None and not 0 <= at < n:
+            raise IndexError(f"full: entry {at} of an array of {n}")
         a = np.full(n, value, dtype=dtype)
         if at is not None:
             a[at] = at_value

@@ -43,9 +43,12 @@ def _launch(name, a, *args):
 
 
 def fill(a, value, at=None, at_value=None):
-    """``a[...] = value`` (then ``a[at] = at_value`` where ``at`` is given) for a CuPy array, at the
-    memory's bandwidth for contiguous 4- or 8-byte elements (16 bytes a store, the entry at ``at``
-    in the same pass; CuPy's own fill writes one element a thread), by CuPy otherwise."""
+    """``a[...] = value`` (then ``a[at] = at_value`` where ``at`` is given, 0 <= at < a.size) for a
+    CuPy array, at the memory's bandwidth for contiguous 4- or 8-byte elements (16 bytes a store,
+    the entry at ``at`` in the same pass; CuPy's own fill writes one element a thread), by CuPy
+    otherwise.  ``value`` is cast to ``a``'s dtype as numpy casts it."""
+    if at is not None and not 0 <= at < a.size:
+        raise IndexError(f"fill: entry {at} of an array of {a.size}")
     if a.size and _launches(a):
         _launch("fill", a, value, ("at", -1 if at is None else at), value if at is None else at_value)
     else:
@@ -56,8 +59,9 @@ def fill(a, value, at=None, at_value=None):
 
 
 def replace(a, old, new):
-    """``a[a == old] = new`` in place, one pass (where ``cupy.where`` takes a compare and a select)."""
-    if a.size and _launches(a):
+    """``a[a == old] = new`` in place, one pass (where ``cupy.where`` takes a compare and a select).
+    The kernel compares bit patterns, which is ``==`` for integers only: floats (NaN, -0.0) go by CuPy."""
+    if a.size and _launches(a) and a.dtype.kind in "iu":
         _launch("replace", a, old, new)
     else:
         a[a == old] = new

@@ -483,9 +483,10 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
         else:
             program.final_receive(shard, state, exchange(final, "final"))
     if q == 0 or not program.replicated_result:
-        _results(worker)[(run, q)] = program.finish(shard, state)
+        result = program.finish(shard, state)
         if shard.backend == "cupy":  # done means the results are made: the last kernels and the final
             shard.xp.cuda.get_current_stream().synchronize()  # reduction count in the run's time
+        _results(worker)[(run, q)] = result
     if nccl_uid is not None:
         from .nccl_transport import release  # noqa: PLC0415
 

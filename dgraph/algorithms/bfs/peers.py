@@ -31,6 +31,8 @@ run whose peers are those every shard mapped last time skips that swap.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ...config import config
@@ -64,10 +66,12 @@ class PeerMemory:
         self.nbytes = 2 * self.nw * 4 + self.p * 8
         self.mem = cp.cuda.Memory(self.nbytes)  # its own cudaMalloc: an IPC handle names a whole allocation
         self.handle = bytes(cp.cuda.runtime.ipcGetMemHandle(self.mem.ptr))
-        self.peers = {}  # handle -> pointer opened in this process
+        # a new allocation at a freed one's address can have the same handle bytes: the nonce tells them apart
+        self.nonce = os.urandom(8)
+        self.peers = {}  # handle + nonce -> pointer opened in this process
         self.ptrs = None  # device array of every shard's pointer, for the kernel
         self.handles = None
-        self.agreed = False  # whether every shard mapped every peer in the last swap
+        self.agreed = False  # whether every shard mapped every peer in this shard's last swap
         self.rec = cp.zeros(REC * solver.MAX_LEVELS, dtype=cp.uint64)
         self.ctl = cp.zeros(4, dtype=cp.int64)
         self.k = 0  # levels run in this run (the arrival counters count them)
@@ -86,10 +90,11 @@ class PeerMemory:
 
         cp.cuda.runtime.memsetAsync(self.mem.ptr, 0, self.nbytes, cp.cuda.get_current_stream().ptr)
         self.k = 0
-        handles = share(self.handle)
-        if self.agreed and handles == self.handles:
-            # the peers of the last run, which every shard mapped (its answer was the same on every
-            # shard, so every shard takes this branch): no second collective
+        got = share(self.handle + self.nonce + (b"\x01" if self.agreed else b"\x00"))
+        handles = [g[:-1] for g in got]  # each shard's allocation: its handle and nonce
+        if all(g[-1:] == b"\x01" for g in got) and handles == self.handles:
+            # every shard mapped these same allocations in the last swap, and every shard sees that
+            # here (the same gathered bytes): no second collective
             return True
         ok = True
         try:
@@ -100,7 +105,7 @@ class PeerMemory:
                         ptrs.append(self.mem.ptr)
                         continue
                     if h not in self.peers:
-                        self.peers[h] = cp.cuda.runtime.ipcOpenMemHandle(h)
+                        self.peers[h] = cp.cuda.runtime.ipcOpenMemHandle(h[:len(self.handle)])
                     ptrs.append(self.peers[h])
                 self.ptrs = cp.asarray(np.array(ptrs, dtype=np.uint64))
                 self.handles = handles

@@ -289,7 +289,8 @@ class BFS(Program):
             if count == 0:  # converged: nothing was claimed, nothing to label
                 st.next_rows = None
                 return report
-            if self.choose_direction(st, shard.n, count, degsum) == "pull":  # as the next superstep will
+            if self.choose_direction(st, shard.n, count, degsum) == "pull" and st.union.marks(st.labels):
+                # the next superstep pulls (choose_direction sees what it will see): mask and levels only
                 st.next_rows = None
                 st.frontier = Frontier.from_mask(st.union.mark(bits, st.labels, st.level).view(shard.xp.bool_))
                 return report

@@ -128,13 +128,17 @@ class FrontierUnion:
         t = cp.concatenate(tallies).get().reshape(len(tallies), 4).astype(np.int64).sum(axis=0)
         return int(t[0]), int(t[1]), int(t[2])
 
+    def marks(self, labels):
+        """Whether :meth:`mark` takes ``labels`` (its kernel reads them 16 bytes at a time: a CuPy
+        allocation's start, as BFS's depth array is; a view elsewhere takes :meth:`union_fixed`)."""
+        return labels.flags.c_contiguous and labels.data.ptr % 16 == 0 and self.fmask.data.ptr % 16 == 0
+
     def mark(self, bitmaps, labels, level):
         """The union for a pull that follows a pull: the words ORed, the byte mask written and the
         other shards' claims labelled, in one launch and no read (``mark_union_vertices``); -> the
         byte mask (what the pull reads)."""
         import cupy as cp  # noqa: PLC0415
 
-        assert labels.data.ptr % 16 == 0 and self.fmask.data.ptr % 16 == 0  # CuPy allocations: 256 bytes
         self._or(bitmaps)
         kernel("mark_union_vertices")((min(_blocks(max(1, self.n // 4))[0], DENSE_UNION_BLOCKS),), (BLOCK,),
                                       (self.words, cp.int64(self.n), labels, cp.int32(level), self.fmask))

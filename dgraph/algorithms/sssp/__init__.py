@@ -248,25 +248,30 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
 
 def _remote_orphans(r):
     """:func:`_orphans` of a result left on the Dask workers, counted where each part is (nothing
-    moves but the counts; its time is added to ``r.run_time``): when it is 0 the result needs no
-    hop pass and stays on the workers, so ``to_pandas()`` only reads it and ``to_dask()`` makes its
-    partitions where they are; None when a worker holding a part is gone (the fetch reports it)."""
-    from ...engine.faults import gather_or_lost  # noqa: PLC0415
-    from ...errors import WorkerLostError  # noqa: PLC0415
+    moves but the counts; its time is added to ``r.run_time`` and kept as ``r.phases["check_s"]``):
+    when it is 0 the result needs no hop pass and stays on the workers, so ``to_pandas()`` only
+    reads it and ``to_dask()`` makes its partitions where they are.  None when the count could not
+    be made (a worker holding a part is gone, or the task failed): the check then runs when the
+    result is read, as it did before, and that read reports a lost worker."""
+    from ...engine.faults import gather_or_lost, wait_or_lost  # noqa: PLC0415
 
     t = time.perf_counter()
     remote = r._remote
-    futures = remote.futures()
-    where = remote.workers[:len(futures)]
-    counts = [remote.client.submit(_orphans, f, workers=[w], pure=False) for f, w in zip(futures, where)]
+    where = []
     try:
+        futures = remote.futures()
+        where = remote.workers[:len(futures)]
+        counts = [remote.client.submit(_orphans, f, workers=[w], pure=False) for f, w in zip(futures, where)]
+        # a task pinned to a dead worker would wait for it forever: wait in slices, looking for losses
+        wait_or_lost(remote.client, counts, where, "the check of SSSP's parents")
         total = sum(gather_or_lost(remote.client, counts, where, "the check of SSSP's parents"))
-    except WorkerLostError:
+    except Exception:  # noqa: BLE001 - the read will check again, and say what is wrong
         return None
+    seconds = time.perf_counter() - t
     if r.run_time is not None:
-        r.run_time += time.perf_counter() - t
+        r.run_time += seconds
+    r.phases["check_s"] = seconds
     return total
-
 
 def _whole(G):
     """True when the run is one shard holding every vertex in order (``Shard.whole``): a Graph, or a
