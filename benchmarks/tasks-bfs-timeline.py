@@ -37,24 +37,11 @@ import re
 import statistics
 import time
 
+import dasklogs
+
+dasklogs.ship()
+
 STEP = re.compile(r"^(?P<name>[a-z_]+)-superstep-s(?P<s>\d+)-p(?P<q>\d+)-(?P<run>[0-9a-f]+)$")
-
-
-def _on_scheduler(dask_scheduler, since):
-    return [(str(t.key), t.start, t.finish, t.timestamp) for t in dask_scheduler.transition_log
-            if t.timestamp >= since]
-
-
-def _on_worker(dask_worker, since):
-    out = []
-    for e in dask_worker.state.log:
-        if not e or not isinstance(e[-1], float) or e[-1] < since:
-            continue
-        if len(e) >= 4 and e[1] == "compute-task":
-            out.append((str(e[0]), "compute-task", e[-1]))
-        elif len(e) == 7 and isinstance(e[1], str) and isinstance(e[3], str):
-            out.append((str(e[0]), f"{e[1]}->{e[3]}", e[-1]))
-    return out
 
 
 def timeline(client, run):
@@ -91,8 +78,8 @@ def timeline(client, run):
     finally:
         tasks._Inbox.event, tasks.run_tasks, tasks._Graph.submit = orig_event, orig_run_tasks, orig_submit
     time.sleep(0.2)  # the workers' last transitions logged
-    sched = client.run_on_scheduler(_on_scheduler, since=since)
-    wlogs = client.run(_on_worker, since=since)
+    sched = client.run_on_scheduler(dasklogs.on_scheduler, since=since)
+    wlogs = client.run(dasklogs.on_worker, since=since)
     at = {}
     for worker, entries in wlogs.items():
         for key, what, stamp in entries:

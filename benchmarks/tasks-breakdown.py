@@ -36,23 +36,9 @@ import re
 import statistics
 import time
 
+import dasklogs
 
-def _on_scheduler(dask_scheduler, since):
-    return [(t.key, t.start, t.finish, t.timestamp) for t in dask_scheduler.transition_log if t.timestamp >= since]
-
-
-def _on_worker(dask_worker, since):
-    """(key, what, stamp): the task's arrival (compute-task) and its transitions (start->final)."""
-    out = []
-    for e in dask_worker.state.log:
-        if not e or not isinstance(e[-1], float) or e[-1] < since:
-            continue
-        if len(e) >= 4 and e[1] == "compute-task":
-            out.append((e[0], "compute-task", e[-1]))
-        elif len(e) == 7 and isinstance(e[1], str) and isinstance(e[3], str):
-            out.append((e[0], f"{e[1]}->{e[3]}", e[-1]))
-    return out
-
+dasklogs.ship()
 
 STEP = re.compile(r"^(?P<name>[a-z_]+)-(?:super)?step-s(?P<s>\d+)-p(?P<q>\d+)-")
 
@@ -66,8 +52,8 @@ def breakdown(client, run, p):
         t0 = time.perf_counter()
         r = run()
         wall = time.perf_counter() - t0
-    sched = client.run_on_scheduler(_on_scheduler, since=since)
-    wlogs = client.run(_on_worker, since=since)
+    sched = client.run_on_scheduler(dasklogs.on_scheduler, since=since)
+    wlogs = client.run(dasklogs.on_worker, since=since)
     memory_at, processing_at = {}, {}
     for key, start, finish, stamp in sched:
         if finish == "memory":
