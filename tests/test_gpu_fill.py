@@ -96,7 +96,9 @@ def test_replace_matches_numpy(dtype):
         d = cp.asarray(a)
         replace(d, old, -1)
         np.testing.assert_array_equal(cp.asnumpy(d), want, err_msg=f"n={n}")
-        d = cp.asarray(np.concatenate([[old], a]))  # a view off 16 bytes: the fallback
-        replace(d[1:], old, -1)
-        np.testing.assert_array_equal(cp.asnumpy(d)[1:], want)
-        assert cp.asnumpy(d)[0] == old
+        for skip in (1, 2, 3, 5):  # views off 16 bytes (a shard's slice): a head by CuPy, the rest by the kernel
+            d = cp.asarray(np.concatenate([np.full(skip, old), a, [old]]))
+            replace(d[skip:skip + n], old, -1)
+            got = cp.asnumpy(d)
+            np.testing.assert_array_equal(got[skip:skip + n], want, err_msg=f"n={n} skip={skip}")
+            assert (got[:skip] == old).all() and got[-1] == old  # nothing outside the view

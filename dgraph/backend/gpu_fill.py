@@ -25,21 +25,20 @@ def _launches(a):
     return a.dtype.itemsize in (4, 8) and a.flags.c_contiguous and a.data.ptr % 16 == 0
 
 
-def _launch(name, a, *args):
-    """fill_/replace_ of ``a``'s width on its bytes; ``args``: values of ``a``'s dtype, given to the
-    kernel as words of its width, or ('at', index) for an int64 index."""
+def _word(a, value):
+    """``value`` as ``a``'s dtype, its bits as the kernels' word of that width."""
     import cupy as cp  # noqa: PLC0415
 
-    size = a.dtype.itemsize
-    word, scalar = (np.uint32, cp.uint32) if size == 4 else (np.uint64, cp.uint64)
-    launch_args = [a, cp.int64(a.size)]
-    for arg in args:
-        if isinstance(arg, tuple):
-            launch_args.append(cp.int64(arg[1]))
-        else:
-            launch_args.append(scalar(np.array(arg, dtype=a.dtype).view(word)[()]))
+    word, scalar = (np.uint32, cp.uint32) if a.dtype.itemsize == 4 else (np.uint64, cp.uint64)
+    return scalar(np.array(value, dtype=a.dtype).view(word)[()])
+
+
+def _launch(name, a, *args):
+    """fill_/replace_ of ``a``'s width over its bytes, with the kernel's arguments after ``a`` and its size."""
+    import cupy as cp  # noqa: PLC0415
+
     grid = min(multiprocessors() * FILL_BLOCKS_PER_SM, (a.size + BLOCK - 1) // BLOCK)
-    function(_SOURCE, f"{name}_u{8 * size}")((grid,), (BLOCK,), tuple(launch_args))
+    function(_SOURCE, f"{name}_u{8 * a.dtype.itemsize}")((grid,), (BLOCK,), (a, cp.int64(a.size), *args))
 
 
 def fill(a, value, at=None, at_value=None):
@@ -50,7 +49,10 @@ def fill(a, value, at=None, at_value=None):
     if at is not None and not 0 <= at < a.size:
         raise IndexError(f"fill: entry {at} of an array of {a.size}")
     if a.size and _launches(a):
-        _launch("fill", a, value, ("at", -1 if at is None else at), value if at is None else at_value)
+        import cupy as cp  # noqa: PLC0415
+
+        _launch("fill", a, _word(a, value), cp.int64(-1 if at is None else at),
+                _word(a, value if at is None else at_value))
     else:
         a.fill(value)
         if at is not None:
@@ -60,12 +62,30 @@ def fill(a, value, at=None, at_value=None):
 
 def replace(a, old, new):
     """``a[a == old] = new`` in place, one pass (where ``cupy.where`` takes a compare and a select).
-    The kernel compares bit patterns, which is ``==`` for integers only: floats (NaN, -0.0) go by CuPy."""
-    if a.size and _launches(a) and a.dtype.kind in "iu":
-        _launch("replace", a, old, new)
-    else:
+    The kernel compares bit patterns, which is ``==`` for integers only: floats (NaN, -0.0) go by CuPy.
+    A contiguous view that starts off a 16-byte boundary (a shard's slice of a vertex array) has its
+    first few entries done by CuPy and the rest by the kernel."""
+    import cupy as cp  # noqa: PLC0415
+
+    skip = _head(a) if a.dtype.kind in "iu" else None
+    if skip is None:
         a[a == old] = new
+        return a
+    head, body = a[:skip], a[skip:]
+    if head.size:
+        head[...] = cp.where(head == old, cp.asarray(new, dtype=a.dtype), head)
+    if body.size:
+        _launch("replace", body, _word(a, old), _word(a, new))
     return a
+
+
+def _head(a):
+    """How many entries of ``a`` come before its first 16-byte boundary, where the kernels take the
+    rest (contiguous 4- or 8-byte elements, each aligned to its size); None where they take none."""
+    size = a.dtype.itemsize
+    if size not in (4, 8) or not a.flags.c_contiguous or a.data.ptr % size:
+        return None
+    return min(a.size, (-a.data.ptr % 16) // size)
 
 
 __all__ = ["fill", "replace"]

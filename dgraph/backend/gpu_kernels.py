@@ -12,7 +12,7 @@ are ``dgraph/cuda/common.cuh``, and the compile and launch machinery is :mod:`dg
 
 from __future__ import annotations
 
-from ..cuda import BLOCK, compiled, dtype_suffix, function, multiprocessors, source
+from ..cuda import BLOCK, compiled, dtype_suffix, elementwise, function, multiprocessors, source
 
 #: this module's CUDA (gpu_kernels.cu, with dgraph/cuda/common.cuh in front)
 _SOURCE = source(__package__, "gpu_kernels.cu")
@@ -27,19 +27,13 @@ def kernel(name):
     return function(_SOURCE, name)
 
 
-_ROW_DEGREE = {}
-
-
 def row_degree_scan(indptr, rows):
     """The inclusive scan of the degrees of ``rows`` (int64): what a load-balanced launch over their
     edges searches.  One launch for the degrees (the expression ``indptr[rows + 1] - indptr[rows]``
     takes four, each some 50 us of host time on the device machines), then CuPy's scan."""
     import cupy as cp  # noqa: PLC0415
 
-    kern = _ROW_DEGREE.get("k")
-    if kern is None:
-        kern = _ROW_DEGREE["k"] = cp.ElementwiseKernel("T r, raw int64 indptr", "int64 d",
-                                                      "d = indptr[r + 1] - indptr[r]", "dgraph_row_degree")
+    kern = elementwise("dgraph_row_degree", "T r, raw int64 indptr", "int64 d", "d = indptr[r + 1] - indptr[r]")
     return cp.cumsum(kern(rows, indptr))
 
 

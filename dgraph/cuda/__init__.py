@@ -2,7 +2,8 @@
 
 - :mod:`dgraph.cuda.compile`: :func:`compiled` (a CuPy module built once a process),
   :func:`function` (a kernel looked up once a device, its compile timed as start-up),
-  :func:`multiprocessors`, :func:`cooperative_grid`, :data:`BLOCK`, :func:`dtype_suffix`.
+  :func:`multiprocessors`, :func:`cooperative_grid`, :data:`BLOCK`, :func:`dtype_suffix`,
+  :func:`elementwise` (a CuPy ElementwiseKernel built once).
 - :mod:`dgraph.cuda.sources`: :func:`source` reads a ``.cu`` file shipped in a package, its
   ``#include "common.cuh"`` resolved; :func:`common` is ``common.cuh`` itself.
 - ``common.cuh``: the shared device helpers (``warp_emit``, ``block_reserve``, ``block_sum``,
@@ -16,7 +17,7 @@ CuPy until a kernel is compiled or launched.
 
 from __future__ import annotations
 
-from .compile import BLOCK, compiled, cooperative_grid, dtype_suffix, function, multiprocessors
+from .compile import BLOCK, compiled, cooperative_grid, dtype_suffix, elementwise, function, multiprocessors
 from .sources import common, source
 
 #: ``common.cuh`` as the modules that build their source in Python put it in front of their own
@@ -24,5 +25,5 @@ from .sources import common, source
 #: cache key, what it was when this text lived in ``backend/gpu_kernels.py``
 COMMON = "\n" + common()
 
-__all__ = ["BLOCK", "COMMON", "common", "compiled", "cooperative_grid", "dtype_suffix", "function",
+__all__ = ["BLOCK", "COMMON", "common", "compiled", "cooperative_grid", "dtype_suffix", "elementwise", "function",
            "multiprocessors", "source"]

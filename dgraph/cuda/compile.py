@@ -13,6 +13,7 @@ BLOCK = 256
 
 _modules = {}
 _functions = {}
+_elementwise = {}
 _sms = {}
 _coop_grids = {}
 
@@ -43,6 +44,17 @@ def function(source, name, *options, cooperative=False):
         with timed():  # CuPy compiles the module (or loads it from its disk cache) here: start-up time
             f = _functions[key] = compiled(source, *options, cooperative=cooperative).get_function(name)
     return f
+
+
+def elementwise(name, in_params, out_params, body):
+    """A CuPy ElementwiseKernel, built once per process under ``name`` (a one-line kernel where a
+    CuPy expression would take several launches, each with its own host time)."""
+    k = _elementwise.get(name)
+    if k is None:
+        import cupy  # noqa: PLC0415
+
+        k = _elementwise[name] = cupy.ElementwiseKernel(in_params, out_params, body, name=name)
+    return k
 
 
 def multiprocessors():

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from ...backend.gpu_fill import fill
 from ...backend.gpu_kernels import block_starts, block_starts_queued, row_degree_scan
-from ...cuda import BLOCK, dtype_suffix, function, multiprocessors, source
+from ...cuda import BLOCK, dtype_suffix, elementwise, function, multiprocessors, source
 from ...engine.program import Contribution
 from .program import owned_frontier
 
@@ -294,27 +294,15 @@ def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None, owned=
             scratch.ndeg[:nnear] if nnear else None, degsum, scratch.far[:nfar], c[1], starts if nnear else None)
 
 
-_elementwise = {}
-
-
-def _elementwise_kernel(name, in_params, out_params, body):
-    """A CuPy ElementwiseKernel, built once."""
-    import cupy as cp  # noqa: PLC0415
-
-    if name not in _elementwise:
-        _elementwise[name] = cp.ElementwiseKernel(in_params, out_params, body, name=name)
-    return _elementwise[name]
-
-
 def init_state(n, source, vdt):
     """One run's (dist, hops, pending, frontier): inf / unset / False, the source at 0 / 0 and the
     frontier; two launches (the separate fills and writes were ~0.3 ms a run on rmat20)."""
     import cupy as cp  # noqa: PLC0415
 
     dist, hops, pending = cp.empty(n, cp.float64), cp.empty(n, cp.int64), cp.empty(n, cp.bool_)
-    _elementwise_kernel("dgraph_sssp_init", "int64 s", "float64 d, int64 h, bool p",
-            "d = i == s ? 0.0 : __longlong_as_double(0x7ff0000000000000LL); "
-            "h = i == s ? 0 : 0x7fffffffffffffffLL; p = false")(source, dist, hops, pending)
+    elementwise("dgraph_sssp_init", "int64 s", "float64 d, int64 h, bool p",
+                "d = i == s ? 0.0 : __longlong_as_double(0x7ff0000000000000LL); "
+                "h = i == s ? 0 : 0x7fffffffffffffffLL; p = false")(source, dist, hops, pending)
     return dist, hops, pending, cp.full(1, source, dtype=vdt)
 
 
@@ -325,15 +313,15 @@ def orphans(dist, par):
     import cupy as cp  # noqa: PLC0415
 
     count = cp.zeros(1, dtype=cp.uint64)
-    _elementwise_kernel("dgraph_sssp_orphans", "float64 d, T p", "raw uint64 c",
-            "if (d < __longlong_as_double(0x7ff0000000000000LL) && p < 0) atomicAdd(&c[0], 1ull)")(dist, par, count)
+    elementwise("dgraph_sssp_orphans", "float64 d, T p", "raw uint64 c",
+                "if (d < __longlong_as_double(0x7ff0000000000000LL) && p < 0) atomicAdd(&c[0], 1ull)")(dist, par, count)
     return int(count.get()[0])
 
 
 def finish_parents(par, big, source):
     """In place: ``big`` (no parent) -> -1, the source its own parent; one launch."""
-    _elementwise_kernel("dgraph_sssp_parents", "T big, int64 s", "T p",
-            "p = i == s ? (T)s : (p == big ? (T)-1 : p)")(par.dtype.type(big), source, par)
+    elementwise("dgraph_sssp_parents", "T big, int64 s", "T p",
+                "p = i == s ? (T)s : (p == big ? (T)-1 : p)")(par.dtype.type(big), source, par)
     return par
 
 
