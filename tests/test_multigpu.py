@@ -74,6 +74,20 @@ def test_cupy_shards_equal_single_gpu(client):
     assert batched > 0  # the rmat graphs' and the grid's small levels ran as peer levels
 
 
+def test_scattered_shards_equal_single_gpu(client):
+    """Shards that are not vertex ranges (a hash plan): BFS's and SSSP's parents reconciled over the
+    whole array (no range a shard owns), results gathered row by row."""
+    G = dgraph.generate("rmat", scale=12, seed=6, weighted=True)
+    src = G.ids.to_user(int(np.argmax(to_numpy(G.out_degree())))).item()
+    PG = G.partition(2, method="hash", client=client, backend="cupy")
+    bfs_ref, sssp_ref = dgraph.bfs(G.to("cupy"), src), dgraph.sssp(G.to("cupy"), src)
+    for executor in ("tasks", "spmd"):
+        _check_same(dgraph.bfs(PG, src, executor=executor), bfs_ref, f"bfs hash {executor}")
+        r = dgraph.sssp(PG, src, executor=executor)
+        for c in ("distance", "parent"):
+            np.testing.assert_array_equal(to_numpy(r.raw(c)), to_numpy(sssp_ref.raw(c)), err_msg=f"sssp hash {executor} {c}")
+
+
 ALGORITHMS = [
     ("sssp", lambda G, s, **kw: dgraph.sssp(G, s, **kw), ("distance", "parent"), True),
     ("wcc", lambda G, s, **kw: dgraph.wcc(G, **kw), ("component",), True),

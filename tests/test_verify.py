@@ -74,6 +74,9 @@ def test_on_the_workers(client):
     src = int(np.argmax(to_numpy(G.out_degree())))
     rep = verify_bfs(PG, dgraph.bfs(PG, src), src)
     assert violations(rep) == {} and rep["reached"] == int((to_numpy(dgraph.bfs(G, src).raw("depth")) >= 0).sum())
+    scattered = G.partition(3, method="hash", client=client)  # BFS results per shard, not vertex ranges
+    rep = verify_bfs(scattered, dgraph.bfs(scattered, src), src)
+    assert violations(rep) == {} and rep["reached"] == int((to_numpy(dgraph.bfs(G, src).raw("depth")) >= 0).sum())
     rep = verify_pagerank(PG, dgraph.pagerank(PG, iterations=20))
     assert violations(rep) == {} and abs(rep["sum"] - 1) < 1e-9
     assert violations(verify_wcc(PG, dgraph.wcc(PG))) == {}

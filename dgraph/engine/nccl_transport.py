@@ -209,10 +209,12 @@ class NcclTransport:
         return [held[i] for i in range(self.p)]
 
 
-    def reduce_min(self, array, root=None):
+    def reduce_min(self, array, root=None, bounds=None):
         """``array`` becomes the element-wise minimum of every rank's ``array``, in place: on ``root``
-        alone (the others' are left as they were), or on every rank when ``root`` is None.  One NCCL
-        collective, no host wait."""
+        alone (the others' are left as they were), on every rank when ``root`` is None, or, with
+        ``bounds`` (p + 1 offsets), each rank's range ``[bounds[q], bounds[q+1])`` on rank q alone:
+        one reduction a range in one NCCL group, half the bytes of an all-reduce at p = 2.  No host
+        wait."""
         import cupy as cp  # noqa: PLC0415
         from cupy.cuda import nccl  # noqa: PLC0415
 
@@ -220,11 +222,20 @@ class NcclTransport:
                  np.dtype(np.float32): nccl.NCCL_FLOAT32, np.dtype(np.float64): nccl.NCCL_FLOAT64}
         kind = types[np.dtype(array.dtype)]
         ptr, stream = array.data.ptr, cp.cuda.get_current_stream().ptr
-        if root is None:
+        if bounds is not None:
+            if root is not None or len(bounds) != self.p + 1 or bounds[0] != 0 or bounds[-1] != array.size:
+                raise ValueError(f"reduce_min: bounds {list(bounds)} for {self.p} ranks of an array of {array.size}")
+            nccl.groupStart()
+            for q in range(self.p):
+                lo, hi = int(bounds[q]), int(bounds[q + 1])
+                if hi > lo:
+                    at = ptr + lo * array.itemsize
+                    self.comm.reduce(at, at, hi - lo, kind, nccl.NCCL_MIN, q, stream)
+            nccl.groupEnd()
+        elif root is None:
             self.comm.allReduce(ptr, ptr, array.size, kind, nccl.NCCL_MIN, stream)
         else:
             self.comm.reduce(ptr, ptr, array.size, kind, nccl.NCCL_MIN, root, stream)
-
 
 def _number(x):
     x = float(x)

@@ -30,7 +30,8 @@ A Program is written once, per shard (see :mod:`dgraph.partition.shard`):
   ``final_min(shard, state) -> array or None``, where a transport can reduce
   on the devices (NCCL), replaces that exchange: the array becomes the
   element-wise minimum of every shard's (on shard 0 alone for a replicated
-  result, on every shard otherwise).
+  result; otherwise each shard's own vertex range on it where the shards are
+  ranges, the whole array on every shard where they are not).
 
 Executors (``local`` here; ``tasks`` and ``spmd`` on Dask) differ only in
 where shards live and how contributions travel (an exchange schedule:

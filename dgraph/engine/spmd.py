@@ -473,8 +473,12 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     dense = getattr(program, "final_min", None)
     dense = dense(shard, state) if (dense is not None and nccl_uid is not None and p > 1) else None
     final = program.final_contribution(shard, state) if dense is None else None
-    if dense is not None:  # reconciled by minimum: one NCCL reduction (onto shard 0 for a replicated result)
-        transport.reduce_min(dense, root=0 if program.replicated_result else None)
+    if dense is not None:  # reconciled by minimum: NCCL reductions (onto shard 0 for a replicated result,
+        # each shard's own range onto it where the shards are vertex ranges, else onto every shard)
+        if program.replicated_result:
+            transport.reduce_min(dense, root=0)
+        else:
+            transport.reduce_min(dense, bounds=_range_bounds(shard))
     elif final is not None:
         if program.replicated_result:  # only shard 0's result is read: gather there
             everyone = gather(final) if p > 1 else [final]
@@ -496,6 +500,12 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     phases = {"init_s": (t_init - t_start) - (c_init - c_start), "loop_s": (t_loop - t_init) - (c_loop - c_init),
               "final_s": (t_end - t_loop) - (c_end - c_loop), "startup_s": c_end - c_start}
     return records, phases
+
+
+def _range_bounds(shard):
+    """Every partition's vertex range as p + 1 offsets, where the shards are ranges; else None."""
+    bounds, order = shard.layout
+    return bounds if (order is None and len(bounds) == shard.num_parts + 1) else None
 
 
 def _results(worker):

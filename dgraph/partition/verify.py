@@ -1,9 +1,10 @@
 """Check a partitioned run's answer on the workers, each over its own shard's edges.
 
 For graphs too large to gather anywhere, the result is checked where the
-graph is: every worker gets the per-vertex result (it is O(n); the edges are
-O(m) and stay put) and checks the arcs of its shard, a bounded block of rows
-at a time.  The checks are the ones that prove the answer, not a comparison
+graph is: every worker gets the per-vertex result (it is O(n): a replicated
+result, or every shard's part of a partitioned one, as BFS's is; the edges
+are O(m) and stay put) and checks the arcs of its shard, a bounded block of
+rows at a time.  The checks are the ones that prove the answer, not a comparison
 with another implementation:
 
 - BFS: the five Graph500 validation checks (the source is its own parent at
@@ -29,14 +30,20 @@ from ..errors import InputError
 ROW_BLOCK_ARCS = 1 << 26
 
 
-def _result_future(PG, r):
+def _result_parts(PG, r):
+    """The futures of ``r``'s per-shard results on the workers (one, shard 0's, when replicated)."""
     remote = getattr(r, "_remote", None)
     if remote is None or r._cols is not None:
         raise InputError("verify: the result is not on the workers any more (it was read); run it again and "
                          "verify before reading it")
-    futures = remote.futures()
-    if not remote.replicated:
-        raise InputError("verify: checks need the whole per-vertex result on each worker (a replicated result)")
+    return remote.futures()
+
+
+def _result_future(PG, r):
+    """The future of a replicated result (every vertex's values on shard 0's worker)."""
+    futures = _result_parts(PG, r)
+    if len(futures) != 1:
+        raise InputError("verify: this check needs the whole per-vertex result on one worker (a replicated result)")
     return futures[0]
 
 
@@ -44,6 +51,24 @@ def _per_shard(PG, fn, result, *args):
     futs = [PG.client.submit(fn, shard, result, *args, workers=[w], pure=False)
             for shard, w in zip(PG.shards, PG.workers)]
     return PG.client.gather(futs)
+
+
+def _whole(shard, parts):
+    """Every vertex's columns from ``parts``: one replicated result, or each shard's own vertices
+    (the other shards' parts come to this worker: O(n), as a replicated result does)."""
+    if len(parts) == 1:
+        return parts[0]
+    xp = shard.xp
+    bounds, order = shard.layout
+    out = {}
+    for name in parts[0]:
+        joined = xp.concatenate([xp.asarray(part[name]) for part in parts])
+        if order is not None:  # shard q owns order[bounds[q]:bounds[q+1]]
+            placed = xp.empty(shard.n, dtype=joined.dtype)
+            placed[order] = joined
+            joined = placed
+        out[name] = joined
+    return out
 
 
 def _sum(reports):
@@ -75,7 +100,11 @@ def _arc_rows(xp, shard, r0, r1, a, b):
 
 def verify_bfs(PG, r, source):
     """Graph500's five checks of a BFS result ``r`` of ``PG`` from internal vertex ``source``."""
-    return _sum(_per_shard(PG, _bfs_shard, _result_future(PG, r), int(source)))
+    return _sum(_per_shard(PG, _bfs_parts, _result_parts(PG, r), int(source)))
+
+
+def _bfs_parts(shard, parts, source):
+    return _bfs_shard(shard, _whole(shard, parts), source)
 
 
 def _bfs_shard(shard, columns, source):

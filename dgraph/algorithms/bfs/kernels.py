@@ -35,12 +35,11 @@ from ...ops import Frontier, advance_pull, advance_push
 
 def frontier_rows(shard, st):
     """The frontier as this shard's local rows (what a push step walks)."""
-    ids = st.frontier.ids
     if shard.num_parts == 1:
-        return ids.astype(shard.indices.dtype, copy=False)
-    if st.next_rows is not None:  # the GPU union wrote them
+        return st.frontier.ids.astype(shard.indices.dtype, copy=False)
+    if st.next_rows is not None:  # the GPU union wrote them (the frontier's ids may never be made)
         return st.next_rows[0]
-    return shard.local_rows(ids)
+    return shard.local_rows(st.frontier.ids)
 
 
 def push(shard, st, m_f):

@@ -11,8 +11,12 @@ array, advances from the frontier vertices it owns, and the shards
 all-gather what they discovered (butterfly or all-to-all) as vertex ids or
 as a bitmap, whichever is smaller, so every shard ends each superstep with
 the same global frontier and can pull from it when the direction switches.
-Parents stay where they were found and are reconciled once, after the last
-superstep (the smallest candidate wins).
+Parents stay where they were found: after the last superstep each shard
+sends the parents it found for other shards' vertices (its push levels'; a
+pull claims only owned vertices) to their owners as pairs, or, between GPUs
+over NCCL, each shard's range of the parent arrays is reduced onto it; the
+smallest candidate wins, and each shard's result is its own vertices, which
+stay where they are.
 
 The parent of a vertex is its smallest-id neighbor in the previous level,
 whichever direction, partition or backend found it, so every run on every
@@ -124,7 +128,7 @@ class BFS(Program):
     """
 
     name = "bfs"
-    replicated_result = True
+    replicated_result = False  # each shard's result is its own vertices (see final_contribution)
     partitioned_steps = True  # gpu-fused+union over NCCL: push levels on every GPU at once (peers.py)
 
     def __init__(self, source, direction="auto", alpha=15.0, beta=18.0, kernels="fused", implementation=None):
@@ -276,23 +280,26 @@ class BFS(Program):
     def _receive_fixed(self, shard, st, contributions, ctx):
         """:meth:`receive` of the fixed-size bitmaps (``gpu-fused+union`` over NCCL), one read a
         superstep.  After a pull the tallies alone give the frontier's size and degree sum (a pull
-        claims only owned vertices), so they are read first, and when Beamer's rule pulls again the
-        union only writes the byte mask and the others' levels (:meth:`FrontierUnion.mark`); else
-        the union emits the frontier with its counts (ids, owned rows for the push)."""
+        claims only owned vertices), so they are read first, and the union only writes the byte mask
+        and the others' levels (:meth:`FrontierUnion.mark`): when Beamer's rule pulls again that is
+        all the pull reads, and when it pushes, the rows this shard pushes from are the ones it just
+        claimed.  Else the union emits the frontier with its counts (ids, owned rows for the push)."""
         bits = [c.arrays["bits"] for c in contributions]
         tallies = [c.arrays["tally"] for c in contributions]
         st.prev_nf = ctx.report["frontier"]  # what the fixed contributions do not carry
         if st.direction == "pull":
-            count, degsum, edges = st.union.totals(tallies)
+            table = st.union.totals(tallies)
+            count, degsum, edges = (int(x) for x in table.sum(axis=0)[:3])
             st.m_u -= degsum
             report = {"direction": st.direction, "frontier": count, "edges": edges, "frontier_edges": degsum}
             if count == 0:  # converged: nothing was claimed, nothing to label
                 st.next_rows = None
                 return report
-            if self.choose_direction(st, shard.n, count, degsum) == "pull" and st.union.marks(st.labels):
-                # the next superstep pulls (choose_direction sees what it will see): mask and levels only
-                st.next_rows = None
-                st.frontier = Frontier.from_mask(st.union.mark(bits, st.labels, st.level).view(shard.xp.bool_))
+            pulls = self.choose_direction(st, shard.n, count, degsum) == "pull"  # what the next superstep sees
+            if (pulls or shard.contiguous) and st.union.marks(st.labels):
+                mask = st.union.mark(bits, st.labels, st.level).view(shard.xp.bool_)
+                st.frontier = Frontier.from_mask(mask)
+                st.next_rows = None if pulls else _claimed_rows(shard, st, table[shard.part])
                 return report
             new, _, rows, owned_deg, _ = st.union.union_fixed(bits, [], st.labels, st.level, shard.degree, dense=True)
             _united(shard, st, new, rows, owned_deg)
@@ -304,16 +311,28 @@ class BFS(Program):
         return {"direction": st.direction, "frontier": len(new), "edges": edges, "frontier_edges": degsum}
 
     def final_contribution(self, shard, st):
-        """The parents this shard found: (vertex, parent) pairs, reconciled by minimum."""
+        """The parents this shard found for the other shards' vertices, as (vertex, parent) pairs
+        for their owners to reconcile by minimum.  Only push levels find them (a pull claims owned
+        vertices alone), so they are few: the dense parent arrays never travel."""
         if shard.num_parts == 1:
             return None
-        v = shard.xp.flatnonzero(st.parents != st.unset).astype(st.parents.dtype)
-        return Contribution({"v": v, "u": st.parents[v]}, {})
+        if st.union is not None and shard.contiguous:  # one kernel (union.py)
+            v, u = st.union.found_elsewhere(st.parents, st.unset)
+        else:
+            found = st.parents != st.unset
+            if shard.contiguous:
+                found[shard.row_base:shard.row_base + shard.num_rows] = False
+            else:
+                found[shard.global_rows()] = False
+            v = shard.xp.flatnonzero(found).astype(st.parents.dtype, copy=False)
+            u = st.parents[v]
+        return Contribution({"v": v, "u": u}, {})
 
     def final_min(self, shard, st):
-        """The parents as one array to reduce by minimum onto shard 0, for a transport that reduces
-        on the GPUs (NCCL): unvisited entries hold the dtype's maximum on the fused GPU path, so the
-        minimum is the smallest candidate.  None where they hold -1 (numpy, generic kernels)."""
+        """The parents as one array to reduce by minimum, for a transport that reduces on the GPUs
+        (NCCL: each shard's own range onto it, no host wait, where the pairs would cost two): unvisited
+        entries hold the dtype's maximum on the fused GPU path, so the minimum is the smallest
+        candidate.  None where they hold -1 (numpy, generic kernels)."""
         big = np.iinfo(st.parents.dtype).max
         return st.parents if (shard.num_parts > 1 and st.unset == big) else None
 
@@ -330,14 +349,22 @@ class BFS(Program):
         scatter_min(st.parents, v, u)
 
     def finish(self, shard, st):
+        """Every vertex's depth and parent on one whole shard; a partition's own vertices otherwise
+        (every shard holds every depth, but its own vertices' parents alone are reconciled)."""
         _unpacked(shard, st)
-        parents = st.parents
+        depth, parents = st.labels, st.parents
+        if not shard.whole:
+            if shard.contiguous:  # views: no copy
+                depth = depth[shard.row_base:shard.row_base + shard.num_rows]
+                parents = parents[shard.row_base:shard.row_base + shard.num_rows]
+            else:
+                rows = shard.global_rows()
+                depth, parents = depth[rows], parents[rows]
         if st.unset != -1:  # the GPU kernels' unset, made -1 in place: the state ends here (a rerun: no-op)
             from ...backend.gpu_fill import replace  # noqa: PLC0415
 
             replace(parents, st.unset, -1)
-        return {"depth": st.labels, "parent": parents}
-
+        return {"depth": depth, "parent": parents}
 
 def _source_rows(shard, source, degree):
     """The frontier {source} as :func:`_united` leaves a frontier: (this shard's local rows of it,
@@ -348,6 +375,16 @@ def _source_rows(shard, source, degree):
         local = int(shard.local_of()[source])
     rows = shard.xp.asarray([local] if local >= 0 else [], dtype=shard.indices.dtype)
     return rows, (degree if local >= 0 else 0)
+
+
+def _claimed_rows(shard, st, tally):
+    """(local rows, degree sum) of the vertices this shard's pull just claimed (the start of the
+    visit's queue; ``tally``: its row of :meth:`FrontierUnion.totals`): the part of the next
+    frontier this shard owns, in the order they were claimed."""
+    count, degsum = int(tally[0]), int(tally[1])
+    vdt = shard.indices.dtype
+    rows = shard.xp.subtract(st.out[0][:count], vdt.type(shard.row_base), dtype=vdt)
+    return rows, degsum
 
 
 def _united(shard, st, new, rows, owned_deg):

@@ -173,6 +173,34 @@ __device__ void mark_union(const unsigned* __restrict__ words, i64 n, int* label
     }
 }
 
+// The (vertex, parent) pairs this shard set outside its own rows [lo, hi), for the owners after the
+// last superstep: a push reaches any vertex, a pull claims only owned ones, so they are few.  Written
+// in the warps' order (the owners reduce them by minimum), their count in count[0].
+template <typename V>
+__device__ void found_elsewhere(const V* __restrict__ parents, i64 n, i64 lo, i64 hi, V unset, V* vs, V* us,
+                                u64* count) {
+    const unsigned full = 0xffffffffu;
+    int lane = threadIdx.x & 31;
+    i64 m = n - (hi - lo);
+    i64 stride = (i64)gridDim.x * blockDim.x;
+    for (i64 j = (i64)blockIdx.x * blockDim.x + (threadIdx.x - lane); j < m; j += stride) {  // warp-uniform
+        i64 k = j + lane;
+        i64 v = k < lo ? k : k + (hi - lo);
+        V u = k < m ? parents[v] : unset;
+        bool hit = u != unset;
+        unsigned ballot = __ballot_sync(full, hit);
+        if (!ballot) continue;
+        u64 base = 0;
+        if (lane == 0) base = atomicAdd(count, (u64)__popc(ballot));
+        base = __shfl_sync(full, base, 0);
+        if (hit) {
+            u64 r = base + __popc(ballot & ((1u << lane) - 1u));
+            vs[r] = (V)v;
+            us[r] = u;
+        }
+    }
+}
+
 extern "C" {
 __global__ void mark_union_vertices(const unsigned* words, i64 n, int* labels, int level, unsigned char* fmask) {
     mark_union(words, n, labels, level, fmask);
@@ -208,5 +236,13 @@ __global__ void set_bits_counted_i64(const i64* ids, const u64* counters, unsign
 __global__ void word_popc(const unsigned* words, i64 nw, i64* counts) {
     i64 w = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (w < nw) counts[w] = __popc(words[w]);
+}
+__global__ void found_elsewhere_i32(const int* parents, i64 n, i64 lo, i64 hi, int unset, int* vs, int* us,
+                                    u64* count) {
+    found_elsewhere<int>(parents, n, lo, hi, unset, vs, us, count);
+}
+__global__ void found_elsewhere_i64(const i64* parents, i64 n, i64 lo, i64 hi, i64 unset, i64* vs, i64* us,
+                                    u64* count) {
+    found_elsewhere<i64>(parents, n, lo, hi, unset, vs, us, count);
 }
 }

@@ -1,5 +1,6 @@
 """GPU frontier bitmaps for partitioned BFS: claimed ids -> packed bits, and the union of every
-shard's bits -> the next frontier, in two kernels and one read-back (``gpu-fused+union``).
+shard's bits -> the next frontier, in two kernels and one read-back (``gpu-fused+union``); and,
+after the last superstep, the parents a shard found for the other shards' vertices.
 
 A partitioned BFS superstep ends with every shard holding the same global
 frontier (ButterFly BFS).  Done with array calls (unpack every bitmap,
@@ -120,13 +121,13 @@ class FrontierUnion:
 
     @staticmethod
     def totals(tallies):
-        """Every shard's :meth:`send_bits` tally summed, in one read: (claimed, their degree sum, edges
-        scanned).  After a pull, whose shards claim only the vertices they own, that is the new
-        frontier's size and degree sum."""
+        """Every shard's :meth:`send_bits` tally, in one read: a (p, 4) int64 table, a row a shard
+        (claimed, their degree sum, edges scanned, unused).  After a pull, whose shards claim only the
+        vertices they own, the column sums are the new frontier's size and degree sum, and a shard's
+        row is the part of it that shard owns."""
         import cupy as cp  # noqa: PLC0415
 
-        t = cp.concatenate(tallies).get().reshape(len(tallies), 4).astype(np.int64).sum(axis=0)
-        return int(t[0]), int(t[1]), int(t[2])
+        return cp.concatenate(tallies).get().reshape(len(tallies), 4).astype(np.int64)
 
     def marks(self, labels):
         """Whether :meth:`mark` takes ``labels`` (its kernel reads them 16 bytes at a time: a CuPy
@@ -143,6 +144,24 @@ class FrontierUnion:
         kernel("mark_union_vertices")((min(_blocks(max(1, self.n // 4))[0], DENSE_UNION_BLOCKS),), (BLOCK,),
                                       (self.words, cp.int64(self.n), labels, cp.int32(level), self.fmask))
         return self.fmask
+
+    # -- after the last superstep ------------------------------------------------------------------
+
+    def found_elsewhere(self, parents, unset):
+        """The parents this shard found for vertices outside its rows (its push levels'), as
+        (vertices, parents) in no particular order: one launch and one read of their count."""
+        import cupy as cp  # noqa: PLC0415
+
+        m = self.n - self.num_rows
+        us = cp.empty(max(1, m), dtype=self.vdtype)
+        count = cp.zeros(1, dtype=cp.uint64)
+        if m:
+            kernel("found_elsewhere_" + dtype_suffix(self.vdtype))(
+                (min(_blocks(m)[0], DENSE_UNION_BLOCKS),), (BLOCK,),
+                (parents, cp.int64(self.n), cp.int64(self.row_base), cp.int64(self.row_base + self.num_rows),
+                 self.vdtype.type(unset), self.out, us, count))
+        k = int(count.get()[0])
+        return self.out[:k], us[:k]
 
     def _or(self, bitmaps):
         """``self.words`` = the OR of ``bitmaps`` (one array: a copy)."""
