@@ -283,7 +283,8 @@ class BFS(Program):
         claims only owned vertices), so they are read first, and the union only writes the byte mask
         and the others' levels (:meth:`FrontierUnion.mark`): when Beamer's rule pulls again that is
         all the pull reads, and when it pushes, the rows this shard pushes from are the ones it just
-        claimed.  Else the union emits the frontier with its counts (ids, owned rows for the push)."""
+        claimed.  After a push the union marks and counts in one launch, and emits the frontier's ids
+        and owned rows only when Beamer's rule pushes again."""
         bits = [c.arrays["bits"] for c in contributions]
         tallies = [c.arrays["tally"] for c in contributions]
         st.prev_nf = ctx.report["frontier"]  # what the fixed contributions do not carry
@@ -304,11 +305,23 @@ class BFS(Program):
             new, _, rows, owned_deg, _ = st.union.union_fixed(bits, [], st.labels, st.level, shard.degree, dense=True)
             _united(shard, st, new, rows, owned_deg)
             return report
-        new, degsum, rows, owned_deg, edges = st.union.union_fixed(bits, tallies, st.labels, st.level, shard.degree,
-                                                                   dense=False)
-        _united(shard, st, new, rows, owned_deg)
+        if not st.union.marks(st.labels):
+            new, degsum, rows, owned_deg, edges = st.union.union_fixed(bits, tallies, st.labels, st.level,
+                                                                       shard.degree, dense=False)
+            _united(shard, st, new, rows, owned_deg)
+            st.m_u -= degsum
+            return {"direction": st.direction, "frontier": len(new), "edges": edges, "frontier_edges": degsum}
+        # after a push: mark and count first; the frontier's ids and owned rows only for a push after it
+        mask, count, degsum, edges = st.union.mark_counted(bits, tallies, st.labels, st.level, shard.degree)
         st.m_u -= degsum
-        return {"direction": st.direction, "frontier": len(new), "edges": edges, "frontier_edges": degsum}
+        report = {"direction": st.direction, "frontier": count, "edges": edges, "frontier_edges": degsum}
+        if count and self.choose_direction(st, shard.n, count, degsum) == "push":
+            new, _, rows, owned_deg, _ = st.union.union_fixed(None, [], st.labels, st.level, shard.degree, dense=False)
+            _united(shard, st, new, rows, owned_deg)
+        else:  # the next superstep pulls, or there is none
+            st.frontier = Frontier.from_mask(mask.view(shard.xp.bool_))
+            st.next_rows = None
+        return report
 
     def final_contribution(self, shard, st):
         """The parents this shard found for the other shards' vertices, as (vertex, parent) pairs

@@ -135,16 +135,19 @@ __device__ void emit_union_words(const unsigned* __restrict__ words, const i64* 
     emit_counts(dg, oc, od, incl, nw, counters);
 }
 
-// The union of a pull superstep when the next one pulls too: only the byte mask the pull reads and
-// the level of what the other shards claimed (a pull claims only owned vertices, so the frontier's
-// size and degree sum are the sums of the shards' tallies, read by the host before this launch).
-// No ranks, no frontier ids, no degree reads.  A thread takes 4 vertices (one byte's half of the
-// bitmap): one 32-bit store of their mask bytes and, when one of them is in the union, one 16-byte
-// read of their labels, written back only when a label changed.  labels and fmask start on 16 bytes.
+// The union of a superstep when the next one pulls: only the byte mask the pull reads and the level
+// of what the other shards claimed.  No ranks, no frontier ids.  After a pull (a pull claims only owned
+// vertices) the frontier's size and degree sum are the sums of the shards' tallies, read by the host
+// before this launch; after a push (COUNT) they are counted here, into counters[0] and [1], and the
+// host reads them after.  A thread takes 4 vertices (one byte's half of the bitmap): one 32-bit store
+// of their mask bytes and, when one of them is in the union, one 16-byte read of their labels, written
+// back only when a label changed.  labels and fmask start on 16 bytes.
+template <bool COUNT>
 __device__ void mark_union(const unsigned* __restrict__ words, i64 n, int* labels, int level,
-                           unsigned char* fmask) {
+                           unsigned char* fmask, const i64* __restrict__ degree, u64* counters) {
     i64 stride = (i64)gridDim.x * blockDim.x;
     i64 groups = n >> 2;
+    i64 c = 0, d = 0;
     for (i64 g = (i64)blockIdx.x * blockDim.x + threadIdx.x; g < groups; g += stride) {
         i64 v0 = g << 2;
         unsigned x = words[v0 >> 5];
@@ -163,6 +166,7 @@ __device__ void mark_union(const unsigned* __restrict__ words, i64 n, int* label
         bool changed = false;
         for (int i = 0; i < 4; ++i) {
             if (hit[i] && li[i] < 0) { li[i] = level; changed = true; }
+            if (COUNT && hit[i]) { c += 1; d += degree[v0 + i]; }
         }
         if (changed) ((int4*)labels)[g] = l;
     }
@@ -170,6 +174,11 @@ __device__ void mark_union(const unsigned* __restrict__ words, i64 n, int* label
         bool h = (words[v >> 5] >> bit_of(v)) & 1u;
         fmask[v] = h;
         if (h && labels[v] < 0) labels[v] = level;
+        if (COUNT && h) { c += 1; d += degree[v]; }
+    }
+    if (COUNT) {  // every thread of the block gets here
+        block_add(c, counters + 0);
+        block_add(d, counters + 1);
     }
 }
 
@@ -203,7 +212,11 @@ __device__ void found_elsewhere(const V* __restrict__ parents, i64 n, i64 lo, i6
 
 extern "C" {
 __global__ void mark_union_vertices(const unsigned* words, i64 n, int* labels, int level, unsigned char* fmask) {
-    mark_union(words, n, labels, level, fmask);
+    mark_union<false>(words, n, labels, level, fmask, nullptr, nullptr);
+}
+__global__ void mark_union_counted(const unsigned* words, i64 n, int* labels, int level, unsigned char* fmask,
+                                   const i64* degree, u64* counters) {
+    mark_union<true>(words, n, labels, level, fmask, degree, counters);
 }
 __global__ void emit_union_i32(const unsigned* words, const i64* incl, i64 nw, i64 n, int* labels, int level,
                                const i64* degree, i64 row_base, i64 nrows, int* out, int* lrows,

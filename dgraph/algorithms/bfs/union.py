@@ -108,13 +108,14 @@ class FrontierUnion:
 
     def union_fixed(self, bitmaps, tallies, labels, level, degree, dense):
         """:meth:`union` of every shard's :meth:`send_bits` (or of one bitmap united elsewhere, with no
-        tallies: the peer levels' last, :mod:`.peers`): the words ORed, the frontier emitted (the
+        tallies: the peer levels' last, :mod:`.peers`; or None: the words :meth:`mark_counted` ORed): the words ORed, the frontier emitted (the
         vertex kernel when ``dense``, else a thread a word), and one read for the frontier's counts
         and every shard's tally; -> (frontier ids, its degree sum, owned local rows or None, their
         degree sum, the edges the shards scanned)."""
         import cupy as cp  # noqa: PLC0415
 
-        self._or(bitmaps)
+        if bitmaps is not None:  # None: the words already hold the union (mark_counted)
+            self._or(bitmaps)
         counts = cp.concatenate([self._emit(labels, level, degree, sparse=not dense), *tallies]).get()
         scanned = int(sum(int(counts[4 + 4 * q + 2]) for q in range(len(tallies))))
         return (*self._frontier(counts[:4]), scanned)
@@ -141,9 +142,28 @@ class FrontierUnion:
         import cupy as cp  # noqa: PLC0415
 
         self._or(bitmaps)
-        kernel("mark_union_vertices")((min(_blocks(max(1, self.n // 4))[0], DENSE_UNION_BLOCKS),), (BLOCK,),
+        kernel("mark_union_vertices")(self._mark_grid(), (BLOCK,),
                                       (self.words, cp.int64(self.n), labels, cp.int32(level), self.fmask))
         return self.fmask
+
+    def mark_counted(self, bitmaps, tallies, labels, level, degree):
+        """:meth:`mark` after a push, whose claims may overlap: the frontier's size and degree sum
+        counted in the same launch and read with every shard's tally; -> (the byte mask, the
+        frontier's size, its degree sum, the edges the shards scanned).  When the next superstep
+        pushes, :meth:`union_fixed` with no bitmaps then emits the frontier from the same words."""
+        import cupy as cp  # noqa: PLC0415
+
+        self._or(bitmaps)
+        self.counters.fill(0)
+        kernel("mark_union_counted")(self._mark_grid(), (BLOCK,),
+                                     (self.words, cp.int64(self.n), labels, cp.int32(level), self.fmask, degree,
+                                      self.counters))
+        got = cp.concatenate([self.counters, *tallies]).get().astype(np.int64)
+        scanned = int(sum(int(got[4 + 4 * q + 2]) for q in range(len(tallies))))
+        return self.fmask, int(got[0]), int(got[1]), scanned
+
+    def _mark_grid(self):
+        return (min(_blocks(max(1, self.n // 4))[0], DENSE_UNION_BLOCKS),)
 
     # -- after the last superstep ------------------------------------------------------------------
 
