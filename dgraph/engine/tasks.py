@@ -47,9 +47,11 @@ So ``on_step`` (and the progress bar) sees each superstep as it finishes.
 A task submitted ahead that finds the shard finished does nothing, and the
 ones not yet started are released when the run ends.  Each graph goes with
 its tasks' order (a shard's tasks in step order), so the scheduler does not
-run ``dask.order`` on it in a thread of its own.  A replicated result's
-"done" report comes from the task that made it: the client does not then
-wait for the scheduler to say the result is in memory.
+run ``dask.order`` on it in a thread of its own.  A result's "done" report
+comes from the task that made it (shard 0's), and, for a result that is not
+replicated, each other shard's task sends a "made" event as it makes its
+part: the client does not then wait for the scheduler to say the results
+are in memory.
 
 Short superstep tasks run on the worker's event loop (an ``async`` task:
 no hand-off to the worker's thread and back, about a millisecond on a
@@ -93,7 +95,7 @@ from .. import startup
 from ..config import config
 from ..errors import WorkerLostError
 from . import health
-from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, wait_or_lost, worker_lost
+from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, worker_lost
 from .program import StepContext
 
 #: the Dask event topic that carries the supersteps' reports to the client
@@ -134,8 +136,9 @@ def _box(worker=None):
 #: what a superstep task did, in its output's "kind": ran a superstep ("step"); found the program
 #: converged (or the run at max_supersteps) and sent the final contributions ("final"); merged
 #: those and finished the shard ("done": "result" holds its columns); nothing, after "done"
-#: ("skip"); and in an event only, raised ("error": any shard's task sends it)
-KINDS = ("step", "final", "done", "skip", "error")
+#: ("skip"); and in an event only, raised ("error": any shard's task sends it) and, for a result that
+#: is not replicated, made a shard's part of it ("made": every shard but 0, whose "done" says so)
+KINDS = ("step", "final", "done", "skip", "error", "made")
 
 
 async def _first(program, schedule, p, token, part, receive_only, settings, shard):
@@ -175,11 +178,14 @@ async def _run(worker, inline, token, part, step, receive_only, mine, received):
         else:
             out = await asyncio.get_running_loop().run_in_executor(worker.executors["default"], _step_body, *args)
     except Exception:  # the client hears of it now, not at its next look at the futures
-        worker.log_event(TOPIC, {"run": token, "step": step, "kind": "error", "report": pickle.dumps(part)})
+        worker.log_event(TOPIC, {"run": token, "step": step, "kind": "error", "report": pickle.dumps(part),
+                                 "part": part})
         raise
     if part == 0:  # what happened, to the client, without a request (a Dask event)
         worker.log_event(TOPIC, {"run": token, "step": step, "kind": out["kind"],
                                  "report": pickle.dumps(out["report"])})
+    elif out["kind"] == "done" and out.get("result") is not None:  # this shard's part of the result is made
+        worker.log_event(TOPIC, {"run": token, "step": step, "kind": "made", "report": b"", "part": part})
     return out
 
 
@@ -244,6 +250,28 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
     return {"kind": "step", "report": report, "parts": parts, "startup_s": spent + startup.seconds()}
 
 
+def _wait_made(client, inbox, results, workers, what):
+    """Until every shard but 0 has said its part of the result is made (a "made" event from its "done"
+    task); the task's own error when one raised, WorkerLostError as soon as a worker is gone."""
+    pending = set(range(1, len(results)))
+    while pending:
+        try:
+            kind, part = inbox.made.get(timeout=CHECK_EVERY_S)
+        except queue.Empty:  # a while without news: a worker lost, or a task failed without its event?
+            lost = lost_workers(client, workers)
+            if lost:
+                raise worker_lost(lost, workers, what) from None
+            failed = [f for f in results if f.status in ("error", "cancelled", "lost")]
+            if failed:
+                gather_or_lost(client, failed[:1], workers, what)  # the task's own error
+                raise worker_lost(lost_workers(client, workers) or workers, workers, what) from None
+            continue
+        if kind == "error" and part is not None and 0 <= part < len(results):
+            gather_or_lost(client, [results[part]], workers, what)  # raises the task's own error
+            raise worker_lost(lost_workers(client, workers) or workers, workers, what)
+        pending.discard(part)
+
+
 async def _select(held, origins):
     """The part of what a sender holds that one transfer forwards (nothing after "done")."""
     parts = held["parts"]
@@ -285,9 +313,13 @@ class _Inbox:
     def __init__(self):
         self.queue = queue.Queue()
         self.reports = {}
+        self.made = queue.Queue()  # (kind, part): "made" and "error" events, for the end of the run
 
     def event(self, msg):
-        self.queue.put((msg["step"], msg["kind"], msg["report"]))
+        if msg["kind"] != "made":
+            self.queue.put((msg["step"], msg["kind"], msg["report"]))
+        if msg["kind"] in ("made", "error"):
+            self.made.put((msg["kind"], msg.get("part")))
 
 
 class _Dispatch:
@@ -584,12 +616,10 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
         ahead.clear()  # the steps submitted ahead and not started are released
         links = []
         if not program.replicated_result:  # every shard's result; they stay on the workers until read
-            wait_or_lost(client, results, workers, what)
-            for f in results:
-                if f.status != "finished":
-                    gather_or_lost(client, [f], workers, what)  # raises the task's own error
-        # else the "done" report came from shard 0's task as it returned the result: no wait for the
-        # scheduler to say so too (a worker lost since then is noticed when the result is read)
+            _wait_made(client, inbox, results, workers, what)
+        # the "done" report came from shard 0's task as it returned its result, and the others' "made"
+        # events from theirs: no wait for the scheduler to say so too (a worker lost since then is
+        # noticed when the result is read)
         ok = True
     finally:
         _close_inbox(client, token)
