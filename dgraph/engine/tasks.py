@@ -184,7 +184,7 @@ async def _run(worker, inline, token, part, step, receive_only, mine, received):
     if part == 0:  # what happened, to the client, without a request (a Dask event)
         worker.log_event(TOPIC, {"run": token, "step": step, "kind": out["kind"],
                                  "report": pickle.dumps(out["report"])})
-    elif out["kind"] == "done" and out.get("result") is not None:  # this shard's part of the result is made
+    elif out["kind"] == "done":  # this shard's part of the result is made (None included: no wait for it)
         worker.log_event(TOPIC, {"run": token, "step": step, "kind": "made", "report": b"", "part": part})
     return out
 
@@ -265,8 +265,12 @@ def _wait_made(client, inbox, results, workers, what):
             if failed:
                 gather_or_lost(client, failed[:1], workers, what)  # the task's own error
                 raise worker_lost(lost_workers(client, workers) or workers, workers, what) from None
+            pending -= {q for q in pending if results[q].status == "finished"}  # an event missed: made all the same
             continue
         if kind == "error" and part is not None and 0 <= part < len(results):
+            if results[part].status == "finished":  # another task of that shard's (its result is made)
+                pending.discard(part)
+                continue
             gather_or_lost(client, [results[part]], workers, what)  # raises the task's own error
             raise worker_lost(lost_workers(client, workers) or workers, workers, what)
         pending.discard(part)
