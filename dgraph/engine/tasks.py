@@ -184,7 +184,7 @@ async def _run(worker, inline, token, part, step, receive_only, mine, received):
     if part == 0:  # what happened, to the client, without a request (a Dask event)
         worker.log_event(TOPIC, {"run": token, "step": step, "kind": out["kind"],
                                  "report": pickle.dumps(out["report"])})
-    elif out["kind"] == "done":  # this shard's part of the result is made (None included: no wait for it)
+    elif out["kind"] == "done" and out.get("waited"):  # this shard's part of the result is made (None too)
         worker.log_event(TOPIC, {"run": token, "step": step, "kind": "made", "report": b"", "part": part})
     return out
 
@@ -234,7 +234,9 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
                 if contributions[part] is not None:
                     program.final_receive(shard, state, contributions)
                 result = program.finish(shard, state)
-            return {"kind": "done", "report": report, "parts": None, "result": result}
+            # "waited": the client waits for this shard's "made" event (a result that is not replicated)
+            return {"kind": "done", "report": report, "parts": None, "result": result,
+                    "waited": not program.replicated_result}
         from ..exchange import bytes_moved  # noqa: PLC0415
 
         report = program.receive(shard, state, contributions, StepContext(step - 1, report, p))
