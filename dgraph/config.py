@@ -124,7 +124,8 @@ OPTIONS = (
            "(CPU), push levels in one cooperative launch (GPU) (off: one superstep per level)"),
     Option("bfs_bitmap_exchange", True, bool, "DGRAPH_BFS_BITMAP_EXCHANGE",
            "partitioned BFS on GPUs over NCCL sends each superstep's claimed vertices as a fixed-size "
-           "bitmap with its counters on the device: no size round, one host read a superstep (off: ids "
+           "bitmap with its counters on the device: no size round, one host read a superstep (two when a "
+           "push follows a push) (off: ids "
            "or a bitmap, whichever is smaller, after the sizes are exchanged)"),
     Option("bfs_peer_levels", True, bool, "DGRAPH_BFS_PEER_LEVELS",
            "partitioned BFS on GPUs over NCCL runs small-frontier push levels on every GPU in one "

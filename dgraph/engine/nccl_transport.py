@@ -237,6 +237,7 @@ class NcclTransport:
         else:
             self.comm.reduce(ptr, ptr, array.size, kind, nccl.NCCL_MIN, root, stream)
 
+
 def _number(x):
     x = float(x)
     return int(x) if x.is_integer() else x

@@ -13,8 +13,9 @@ as a bitmap, whichever is smaller, so every shard ends each superstep with
 the same global frontier and can pull from it when the direction switches.
 Parents stay where they were found: after the last superstep each shard
 sends the parents it found for other shards' vertices (its push levels'; a
-pull claims only owned vertices) to their owners as pairs, or, between GPUs
-over NCCL, each shard's range of the parent arrays is reduced onto it; the
+pull claims only owned vertices) as pairs along the exchange schedule, or,
+between GPUs over NCCL, the parent arrays are reduced (each shard's vertex
+range onto it; every shard's whole array where shards are not ranges); the
 smallest candidate wins, and each shard's result is its own vertices, which
 stay where they are.
 
@@ -278,13 +279,14 @@ class BFS(Program):
                 "frontier_edges": degsum}
 
     def _receive_fixed(self, shard, st, contributions, ctx):
-        """:meth:`receive` of the fixed-size bitmaps (``gpu-fused+union`` over NCCL), one read a
-        superstep.  After a pull the tallies alone give the frontier's size and degree sum (a pull
+        """:meth:`receive` of the fixed-size bitmaps (``gpu-fused+union`` over NCCL): one read a
+        superstep, two when Beamer's rule pushes after a push.  After a pull the tallies alone give the frontier's size and degree sum (a pull
         claims only owned vertices), so they are read first, and the union only writes the byte mask
         and the others' levels (:meth:`FrontierUnion.mark`): when Beamer's rule pulls again that is
         all the pull reads, and when it pushes, the rows this shard pushes from are the ones it just
         claimed.  After a push the union marks and counts in one launch, and emits the frontier's ids
-        and owned rows only when Beamer's rule pushes again."""
+        and owned rows only when Beamer's rule pushes again (at once, one read, when the user's
+        direction is 'push')."""
         bits = [c.arrays["bits"] for c in contributions]
         tallies = [c.arrays["tally"] for c in contributions]
         st.prev_nf = ctx.report["frontier"]  # what the fixed contributions do not carry
@@ -305,7 +307,7 @@ class BFS(Program):
             new, _, rows, owned_deg, _ = st.union.union_fixed(bits, [], st.labels, st.level, shard.degree, dense=True)
             _united(shard, st, new, rows, owned_deg)
             return report
-        if not st.union.marks(st.labels):
+        if self.direction == "push" or not st.union.marks(st.labels):  # push after push: emit at once
             new, degsum, rows, owned_deg, edges = st.union.union_fixed(bits, tallies, st.labels, st.level,
                                                                        shard.degree, dense=False)
             _united(shard, st, new, rows, owned_deg)
@@ -343,7 +345,8 @@ class BFS(Program):
 
     def final_min(self, shard, st):
         """The parents as one array to reduce by minimum, for a transport that reduces on the GPUs
-        (NCCL: each shard's own range onto it, no host wait, where the pairs would cost two): unvisited
+        (NCCL: each shard's own range onto it, or every shard's whole array where the shards are not
+        ranges; no host wait, where the pairs would cost two): unvisited
         entries hold the dtype's maximum on the fused GPU path, so the minimum is the smallest
         candidate.  None where they hold -1 (numpy, generic kernels)."""
         big = np.iinfo(st.parents.dtype).max
@@ -378,6 +381,7 @@ class BFS(Program):
 
             replace(parents, st.unset, -1)
         return {"depth": depth, "parent": parents}
+
 
 def _source_rows(shard, source, degree):
     """The frontier {source} as :func:`_united` leaves a frontier: (this shard's local rows of it,

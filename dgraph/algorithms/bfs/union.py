@@ -1,6 +1,7 @@
 """GPU frontier bitmaps for partitioned BFS: claimed ids -> packed bits, and the union of every
-shard's bits -> the next frontier, in two kernels and one read-back (``gpu-fused+union``); and,
-after the last superstep, the parents a shard found for the other shards' vertices.
+shard's bits -> the next frontier, in two kernels and one read-back (``gpu-fused+union``), or,
+when the next superstep pulls, only the byte mask and the new levels (:meth:`FrontierUnion.mark`);
+and, after the last superstep, the parents a shard found for the other shards' vertices.
 
 A partitioned BFS superstep ends with every shard holding the same global
 frontier (ButterFly BFS).  Done with array calls (unpack every bitmap,
@@ -108,7 +109,8 @@ class FrontierUnion:
 
     def union_fixed(self, bitmaps, tallies, labels, level, degree, dense):
         """:meth:`union` of every shard's :meth:`send_bits` (or of one bitmap united elsewhere, with no
-        tallies: the peer levels' last, :mod:`.peers`; or None: the words :meth:`mark_counted` ORed): the words ORed, the frontier emitted (the
+        tallies: the peer levels' last, :mod:`.peers`; or None: the words :meth:`mark_counted` ORed):
+        the words ORed, the frontier emitted (the
         vertex kernel when ``dense``, else a thread a word), and one read for the frontier's counts
         and every shard's tally; -> (frontier ids, its degree sum, owned local rows or None, their
         degree sum, the edges the shards scanned)."""
@@ -136,9 +138,10 @@ class FrontierUnion:
         return labels.flags.c_contiguous and labels.data.ptr % 16 == 0 and self.fmask.data.ptr % 16 == 0
 
     def mark(self, bitmaps, labels, level):
-        """The union for a pull that follows a pull: the words ORed, the byte mask written and the
-        other shards' claims labelled, in one launch and no read (``mark_union_vertices``); -> the
-        byte mask (what the pull reads)."""
+        """The union after a pull, when the next superstep pulls (or, on vertex-range shards, pushes
+        from the shard's own claims): the words ORed, the byte mask written and the other shards'
+        claims labelled, in one launch and no read (``mark_union_vertices``); -> the byte mask (what
+        a pull reads)."""
         import cupy as cp  # noqa: PLC0415
 
         self._or(bitmaps)
