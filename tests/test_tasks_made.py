@@ -9,33 +9,20 @@ import threading
 import numpy as np
 
 import dgraph
-from dgraph.engine.program import Contribution, Program
+from dgraph.engine.idle import Idle
 from dgraph.engine.tasks import run_tasks
 from dgraph.exchange import parse_exchange
 
 
-class _Two(Program):
+class _Two(Idle):
+    """Two empty supersteps, then each shard's own column; none from ``empty_part``."""
+
     name = "two"
     replicated_result = False
 
     def __init__(self, empty_part):
+        super().__init__(2)
         self.empty_part = empty_part
-
-    def init(self, shard):
-        return {"left": 2}
-
-    def initial_report(self, shard, st):
-        return {"left": 2}
-
-    def converged(self, report, step):
-        return report["left"] == 0
-
-    def superstep(self, shard, st, ctx):
-        return Contribution({}, {})
-
-    def receive(self, shard, st, contributions, ctx):
-        st["left"] -= 1
-        return {"left": st["left"]}
 
     def finish(self, shard, st):
         return None if shard.part == self.empty_part else {"x": np.full(shard.num_rows, shard.part)}

@@ -178,8 +178,7 @@ async def _run(worker, inline, token, part, step, receive_only, mine, received):
         else:
             out = await asyncio.get_running_loop().run_in_executor(worker.executors["default"], _step_body, *args)
     except Exception:  # the client hears of it now, not at its next look at the futures
-        worker.log_event(TOPIC, {"run": token, "step": step, "kind": "error", "report": pickle.dumps(part),
-                                 "part": part})
+        worker.log_event(TOPIC, {"run": token, "step": step, "kind": "error", "report": b"", "part": part})
         raise
     if part == 0:  # what happened, to the client, without a request (a Dask event)
         worker.log_event(TOPIC, {"run": token, "step": step, "kind": out["kind"],
@@ -259,23 +258,36 @@ def _wait_made(client, inbox, results, workers, what):
     while pending:
         try:
             kind, part = inbox.made.get(timeout=CHECK_EVERY_S)
-        except queue.Empty:  # a while without news: a worker lost, or a task failed without its event?
-            lost = lost_workers(client, workers)
-            if lost:
-                raise worker_lost(lost, workers, what) from None
-            failed = [f for f in results if f.status in ("error", "cancelled", "lost")]
-            if failed:
-                gather_or_lost(client, failed[:1], workers, what)  # the task's own error
-                raise worker_lost(lost_workers(client, workers) or workers, workers, what) from None
+        except queue.Empty:
+            kind = part = None
+        if kind is None:  # a while without news: a worker lost, or a task failed without its event?
+            _check_quiet(client, results, workers, what)
             pending -= {q for q in pending if results[q].status == "finished"}  # an event missed: made all the same
             continue
         if kind == "error" and part is not None and 0 <= part < len(results):
             if results[part].status == "finished":  # another task of that shard's (its result is made)
                 pending.discard(part)
                 continue
-            gather_or_lost(client, [results[part]], workers, what)  # raises the task's own error
-            raise worker_lost(lost_workers(client, workers) or workers, workers, what)
+            _raise_failed(client, [results[part]], workers, what)
         pending.discard(part)
+
+
+def _check_quiet(client, futures, workers, what):
+    """After a wait with no news: WorkerLostError when a worker of the run is gone, the task's own
+    error when one of ``futures`` failed; else nothing."""
+    lost = lost_workers(client, workers)
+    if lost:
+        raise worker_lost(lost, workers, what)
+    failed = [f for f in futures if f.status in ("error", "cancelled", "lost")]
+    if failed:
+        _raise_failed(client, failed[:1], workers, what)
+
+
+def _raise_failed(client, futures, workers, what):
+    """The error of a failed task among ``futures`` (gathering them raises it), else WorkerLostError
+    (what is left when the gather raised nothing: their worker went)."""
+    gather_or_lost(client, futures, workers, what)
+    raise worker_lost(lost_workers(client, workers) or workers, workers, what)
 
 
 async def _select(held, origins):
@@ -486,7 +498,6 @@ def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, looka
             # the broken workers are new processes now: their shards are rebuilt and the run starts again
 
 
-
 def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
     client = PG.client
     p = PG.num_parts
@@ -576,19 +587,13 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             while step not in inbox.reports:
                 try:
                     s, kind, blob = inbox.queue.get(timeout=CHECK_EVERY_S)
-                except queue.Empty:  # a while without a report: a worker lost, or a task failed?
-                    lost = lost_workers(client, workers)
-                    if lost:
-                        raise worker_lost(lost, workers, what) from None
-                    failed = [f for fs in ahead.values() for f in fs if f.status in ("error", "cancelled", "lost")]
-                    if failed:
-                        gather_or_lost(client, failed[:1], workers, what)  # the task's own error
-                        raise worker_lost(lost_workers(client, workers) or workers, workers, what)
+                except queue.Empty:
+                    kind = None
+                if kind is None:  # a while without a report: a worker lost, or a task failed?
+                    _check_quiet(client, [f for fs in ahead.values() for f in fs], workers, what)
                     continue
                 if kind == "error":  # a step task raised: its error, from the newest futures (they depend on it)
-                    newest = ahead[max(ahead)] if ahead else []
-                    gather_or_lost(client, newest, workers, what)
-                    raise worker_lost(lost_workers(client, workers) or workers, workers, what)
+                    _raise_failed(client, ahead[max(ahead)] if ahead else [], workers, what)
                 inbox.reports[s] = (kind, pickle.loads(blob))
             return inbox.reports.pop(step)
 

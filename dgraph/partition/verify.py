@@ -56,24 +56,15 @@ def _per_shard(PG, fn, result, *args):
 def _whole(shard, parts):
     """Every vertex's columns from ``parts``: one replicated result, or each shard's own vertices
     (the other shards' parts come to this worker: O(n), as a replicated result does), each part
-    copied into one array a column as it is placed (no joined copy besides)."""
+    copied into its place in one array a column."""
     if len(parts) == 1:
         return parts[0]
     xp = shard.xp
-    bounds, order = shard.layout
     out = {}
     for name in parts[0]:
-        first = xp.asarray(parts[0][name])
-        placed = xp.empty(shard.n, dtype=first.dtype)
+        out[name] = xp.empty(shard.n, dtype=parts[0][name].dtype)
         for q, part in enumerate(parts):
-            lo, hi = int(bounds[q]), int(bounds[q + 1])
-            values = first if q == 0 else xp.asarray(part[name])
-            if order is None:  # shard q owns the vertex range [lo, hi)
-                placed[lo:hi] = values
-            else:  # shard q owns order[lo:hi]
-                placed[order[lo:hi]] = values
-            del values
-        out[name] = placed
+            out[name][shard.part_vertices(q)] = xp.asarray(part[name])
     return out
 
 

@@ -275,8 +275,7 @@ class BFS(Program):
             st.frontier = Frontier(shard.n, ids=new)
         st.prev_nf = contributions[0].counters["input_frontier"]
         st.m_u -= degsum
-        return {"direction": st.direction, "frontier": count, "edges": sum(c.counters["edges"] for c in contributions),
-                "frontier_edges": degsum}
+        return _report(st, count, sum(c.counters["edges"] for c in contributions), degsum)
 
     def _receive_fixed(self, shard, st, contributions, ctx):
         """:meth:`receive` of the fixed-size bitmaps (``gpu-fused+union`` over NCCL): one read a
@@ -294,7 +293,7 @@ class BFS(Program):
             table = st.union.totals(tallies)
             count, degsum, edges = (int(x) for x in table.sum(axis=0)[:3])
             st.m_u -= degsum
-            report = {"direction": st.direction, "frontier": count, "edges": edges, "frontier_edges": degsum}
+            report = _report(st, count, edges, degsum)
             if count == 0:  # converged: nothing was claimed, nothing to label
                 st.next_rows = None
                 return report
@@ -312,11 +311,11 @@ class BFS(Program):
                                                                        shard.degree, dense=False)
             _united(shard, st, new, rows, owned_deg)
             st.m_u -= degsum
-            return {"direction": st.direction, "frontier": len(new), "edges": edges, "frontier_edges": degsum}
+            return _report(st, len(new), edges, degsum)
         # after a push: mark and count first; the frontier's ids and owned rows only for a push after it
         mask, count, degsum, edges = st.union.mark_counted(bits, tallies, st.labels, st.level, shard.degree)
         st.m_u -= degsum
-        report = {"direction": st.direction, "frontier": count, "edges": edges, "frontier_edges": degsum}
+        report = _report(st, count, edges, degsum)
         if count and self.choose_direction(st, shard.n, count, degsum) == "push":
             new, _, rows, owned_deg, _ = st.union.union_fixed(None, [], st.labels, st.level, shard.degree, dense=False)
             _united(shard, st, new, rows, owned_deg)
@@ -335,10 +334,7 @@ class BFS(Program):
             v, u = st.union.found_elsewhere(st.parents, st.unset)
         else:
             found = st.parents != st.unset
-            if shard.contiguous:
-                found[shard.row_base:shard.row_base + shard.num_rows] = False
-            else:
-                found[shard.global_rows()] = False
+            found[shard.part_vertices(shard.part)] = False
             v = shard.xp.flatnonzero(found).astype(st.parents.dtype, copy=False)
             u = st.parents[v]
         return Contribution({"v": v, "u": u}, {})
@@ -369,18 +365,20 @@ class BFS(Program):
         (every shard holds every depth, but its own vertices' parents alone are reconciled)."""
         _unpacked(shard, st)
         depth, parents = st.labels, st.parents
-        if not shard.whole:
-            if shard.contiguous:  # views: no copy
-                depth = depth[shard.row_base:shard.row_base + shard.num_rows]
-                parents = parents[shard.row_base:shard.row_base + shard.num_rows]
-            else:
-                rows = shard.global_rows()
-                depth, parents = depth[rows], parents[rows]
+        if not shard.whole:  # a vertex range is a slice (views: no copy), else an index (a gather)
+            own = shard.part_vertices(shard.part)
+            depth, parents = depth[own], parents[own]
         if st.unset != -1:  # the GPU kernels' unset, made -1 in place: the state ends here (a rerun: no-op)
             from ...backend.gpu_fill import replace  # noqa: PLC0415
 
             replace(parents, st.unset, -1)
         return {"depth": depth, "parent": parents}
+
+
+def _report(st, count, edges, degsum):
+    """A superstep's report (the same on every shard): its direction, the new frontier's size and
+    degree sum, and the edges the shards scanned."""
+    return {"direction": st.direction, "frontier": count, "edges": edges, "frontier_edges": degsum}
 
 
 def _source_rows(shard, source, degree):

@@ -110,17 +110,13 @@ class FrontierUnion:
     def union_fixed(self, bitmaps, tallies, labels, level, degree, dense):
         """:meth:`union` of every shard's :meth:`send_bits` (or of one bitmap united elsewhere, with no
         tallies: the peer levels' last, :mod:`.peers`; or None: the words :meth:`mark_counted` ORed):
-        the words ORed, the frontier emitted (the
-        vertex kernel when ``dense``, else a thread a word), and one read for the frontier's counts
-        and every shard's tally; -> (frontier ids, its degree sum, owned local rows or None, their
+        the words ORed, the frontier emitted (the vertex kernel when ``dense``, else a thread a word),
+        and one read for the frontier's counts and every shard's tally; -> (frontier ids, its degree sum, owned local rows or None, their
         degree sum, the edges the shards scanned)."""
-        import cupy as cp  # noqa: PLC0415
-
         if bitmaps is not None:  # None: the words already hold the union (mark_counted)
             self._or(bitmaps)
-        counts = cp.concatenate([self._emit(labels, level, degree, sparse=not dense), *tallies]).get()
-        scanned = int(sum(int(counts[4 + 4 * q + 2]) for q in range(len(tallies))))
-        return (*self._frontier(counts[:4]), scanned)
+        counts, scanned = self._read(self._emit(labels, level, degree, sparse=not dense), tallies)
+        return (*self._frontier(counts), scanned)
 
     @staticmethod
     def totals(tallies):
@@ -161,9 +157,17 @@ class FrontierUnion:
         kernel("mark_union_counted")(self._mark_grid(), (BLOCK,),
                                      (self.words, cp.int64(self.n), labels, cp.int32(level), self.fmask, degree,
                                       self.counters))
-        got = cp.concatenate([self.counters, *tallies]).get().astype(np.int64)
-        scanned = int(sum(int(got[4 + 4 * q + 2]) for q in range(len(tallies))))
-        return self.fmask, int(got[0]), int(got[1]), scanned
+        counts, scanned = self._read(self.counters, tallies)
+        return self.fmask, int(counts[0]), int(counts[1]), scanned
+
+    @staticmethod
+    def _read(counters, tallies):
+        """This union's four ``counters`` and every shard's tally in one read: -> (the four counters,
+        the edges the shards scanned)."""
+        import cupy as cp  # noqa: PLC0415
+
+        got = cp.concatenate([counters, *tallies]).get().astype(np.int64)
+        return got[:4], int(got[4:].reshape(-1, 4)[:, 2].sum())
 
     def _mark_grid(self):
         return (min(_blocks(max(1, self.n // 4))[0], DENSE_UNION_BLOCKS),)

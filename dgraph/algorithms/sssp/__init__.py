@@ -273,6 +273,7 @@ def _remote_orphans(r):
     r.phases["check_s"] = seconds
     return total
 
+
 def _whole(G):
     """True when the run is one shard holding every vertex in order (``Shard.whole``): a Graph, or a
     one-partition PartitionedGraph of a contiguous (range) plan."""
