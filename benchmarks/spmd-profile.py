@@ -147,7 +147,7 @@ def main():
                   f"({many_pd / one_pd:.2f}x the 1-GPU time)")
             for s in fig["profile_steps"]:
                 parts = [f"{k}={s[k] * 1e3:.3f}" for k in ("time_s", "kernel_s", "exchange_s", "receive_s") if k in s]
-                extra = [f"{k}={s[k]}" for k in ("direction", "frontier", "hooks", "bytes_exchanged") if k in s]
+                extra = [f"{k}={s[k]}" for k in ("direction", "frontier", "hooks", "bytes_exchanged", "batch_stop") if k in s]
                 print(f"  step {s['superstep']}: " + " ".join(parts + extra))
             one_times = [f"{s.get('time_s', 0) * 1e3:.3f}" for s in one_steps]
             print("  1-GPU step times (ms): " + " ".join(one_times))

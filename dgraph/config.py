@@ -131,6 +131,15 @@ OPTIONS = (
            "partitioned BFS on GPUs over NCCL runs small-frontier push levels on every GPU in one "
            "cooperative launch each, the GPUs meeting in each other's memory (CUDA IPC), not a "
            "superstep a level (off: a superstep a level)"),
+    Option("bfs_peer_pull", True, bool, "DGRAPH_BFS_PEER_PULL",
+           "the peer levels of bfs_peer_levels pull too (Beamer's rule decides on the GPUs), so a "
+           "search runs its levels after the source's in one launch a GPU (off: only push levels)"),
+    Option("bfs_peer_frontier_limit", 1 << 26, int, "DGRAPH_BFS_PEER_MF_LIMIT",
+           "frontier edges above which a push inside the peer levels goes back to the host-driven "
+           "load-balanced kernel (a batch starts with a push only below bfs_levels_frontier_limit)"),
+    Option("bfs_peer_blocks_per_sm", 4, int, "DGRAPH_BFS_PEER_BLOCKS_PER_SM",
+           "blocks a multiprocessor in the peer-levels launch (the occupancy query caps it; pulls "
+           "need the threads)", minimum=1),
     Option("bfs_levels_frontier_limit", 1 << 16, int, "DGRAPH_LEVELS_MF_LIMIT",
            "frontier edges above which a BFS level goes back to the host-driven load-balanced kernel"),
     Option("bfs_levels_degree_limit", 2048, int, "DGRAPH_LEVELS_DEG_LIMIT",

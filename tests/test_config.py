@@ -18,7 +18,8 @@ from dgraph.errors import InputError
 
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this test module
 
-DEFAULTS = {"bfs_levels": True, "bfs_bitmap_exchange": True, "bfs_peer_levels": True, "bfs_levels_frontier_limit": 1 << 16,
+DEFAULTS = {"bfs_levels": True, "bfs_bitmap_exchange": True, "bfs_peer_levels": True, "bfs_peer_pull": True,
+            "bfs_peer_frontier_limit": 1 << 26, "bfs_peer_blocks_per_sm": 4, "bfs_levels_frontier_limit": 1 << 16,
             "bfs_levels_degree_limit": 2048,
             "bfs_levels_blocks_per_sm": 1, "sssp_steps": True, "sssp_steps_edge_limit": 1 << 20,
             "sssp_steps_blocks_per_sm": 1, "sssp_skip_stale": True, "spmd_launch": "lane",
@@ -28,6 +29,9 @@ DEFAULTS = {"bfs_levels": True, "bfs_bitmap_exchange": True, "bfs_peer_levels": 
 ENV = [("bfs_levels", "DGRAPH_LEVELS", "0", False),
        ("bfs_bitmap_exchange", "DGRAPH_BFS_BITMAP_EXCHANGE", "off", False),
        ("bfs_peer_levels", "DGRAPH_BFS_PEER_LEVELS", "no", False),
+       ("bfs_peer_pull", "DGRAPH_BFS_PEER_PULL", "off", False),
+       ("bfs_peer_frontier_limit", "DGRAPH_BFS_PEER_MF_LIMIT", "99", 99),
+       ("bfs_peer_blocks_per_sm", "DGRAPH_BFS_PEER_BLOCKS_PER_SM", "2", 2),
        ("bfs_levels_frontier_limit", "DGRAPH_LEVELS_MF_LIMIT", "123", 123),
        ("bfs_levels_degree_limit", "DGRAPH_LEVELS_DEG_LIMIT", "7", 7),
        ("bfs_levels_blocks_per_sm", "DGRAPH_LEVELS_BLOCKS_PER_SM", "2", 2),

@@ -37,9 +37,11 @@ BEFORE = {
     # fifth session: set_bits_counted (the fixed-size bitmap exchange; GPU: test_gpu_frontier);
     # sixth: mark_union_vertices (a pull after a pull) and mask_word shared (GPU: test_multigpu, test_gpu_frontier)
     # seventh: found_elsewhere (the parents a shard found for others' vertices), mark_union_counted (GPU: test_multigpu)
-    ("dgraph.algorithms.bfs.union", "_SOURCE"): "ce826adb62e7d2b9028487d0020db478ffbe9dcc90f98ffd6cf4f576e172f6bb",
-    # fifth session, new: bfs/peers.cu (push levels on every GPU at once; GPU: test_multigpu)
-    ("dgraph.algorithms.bfs.peers", "_SOURCE"): "9b80fc1b7d617d148cb5345fc755fb7fb94a20fb5fb381d00dfab0d60d23e281",
+    # eighth: found_elsewhere into fixed-size buffers (a cap), min_pairs (GPU: test_multigpu)
+    ("dgraph.algorithms.bfs.union", "_SOURCE"): "52893d9aff7c7fe26e5f7724cbb2590e7d81e7c9a9c8ca17832a1519adba4b87",
+    # fifth session, new: bfs/peers.cu (push levels on every GPU at once; GPU: test_multigpu);
+    # eighth: pull levels too, three slots (GPU: test_multigpu)
+    ("dgraph.algorithms.bfs.peers", "_SOURCE"): "2e247cc92aae176780fca37d6dca59032a5ad93881063dade6b7a499ed55cda9",
     ("dgraph.algorithms.wcc.gpu", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
     # fourth session: rank_update_split and split_rows (a partition's in-edges cut by source)
     ("dgraph.algorithms.pagerank.gpu", "_SOURCE"): "5bc447dcd270242dd543fe5dffde229d0c112cf76abb35a4262e59cd45e4c2e3",

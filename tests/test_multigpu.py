@@ -36,11 +36,17 @@ def _check_same(r, ref, what):
     np.testing.assert_array_equal(to_numpy(r.raw("parent")), to_numpy(ref.raw("parent")), err_msg=what)
 
 
+def _levels(r):
+    """A run's levels as the user sees them in its records."""
+    return [(s["direction"], s["frontier"], s["frontier_edges"], s["edges"]) for s in r.stats_records]
+
+
 def test_cupy_shards_equal_single_gpu(client):
     graphs = [dgraph.generate("rmat", scale=14, seed=1), dgraph.generate("rmat", scale=12, seed=2, directed=True),
               dgraph.generate("grid", rows=30, cols=40)]
     graphs += [dgraph.from_edges(**kw) for _, kw in list(corpus(40, seed=31))[15:]]
     batched = 0  # levels the peer-levels path ran (dgraph.config.bfs_peer_levels)
+    pulled = 0  # of them, pulls (dgraph.config.bfs_peer_pull)
     for i, G in enumerate(graphs):
         if G.num_vertices < 4:
             continue
@@ -59,11 +65,21 @@ def test_cupy_shards_equal_single_gpu(client):
                     _check_same(r, ref, f"graph {i} p={p} {exchange} {executor} {transport}")
                     if executor == "spmd" and r.params["transport"] == "nccl":
                         batched += sum(bool(s.get("batched")) for s in r.stats_records)
+                        pulled += sum(bool(s.get("batched")) and s["direction"] == "pull" for s in r.stats_records)
+                        levels = _levels(r)
+                        # peer levels that only push
+                        with dgraph.config.override(bfs_peer_pull=False):
+                            r = dgraph.bfs(PG, src, executor=executor, exchange=exchange)
+                        _check_same(r, ref, f"graph {i} p={p} {exchange} peer levels without pulls")
+                        assert not any(s.get("batched") and s["direction"] == "pull" for s in r.stats_records)
+                        assert _levels(r) == levels, f"graph {i} p={p} {exchange} peer levels without pulls"
                         # the sized exchange, a superstep a level: the path before the bitmaps and peer levels
                         with dgraph.config.override(bfs_bitmap_exchange=False, bfs_peer_levels=False):
                             r = dgraph.bfs(PG, src, executor=executor, exchange=exchange)
                         _check_same(r, ref, f"graph {i} p={p} {exchange} sized exchange")
                         assert not any(s.get("batched") for s in r.stats_records)
+                        # every level the same: direction, frontier, its edges, the edges scanned
+                        assert _levels(r) == levels, f"graph {i} p={p} {exchange} levels"
             # a source of small degree: peer levels from the first superstep on (its rows found on the host)
             deg = to_numpy(G.out_degree())
             if (deg > 0).any():
@@ -72,6 +88,7 @@ def test_cupy_shards_equal_single_gpu(client):
                 r = dgraph.bfs(PG, low, executor="spmd")
                 _check_same(r, dgraph.bfs(G.to("cupy"), low), f"graph {i} p={p} source {low} of degree {least}")
     assert batched > 0  # the rmat graphs' and the grid's small levels ran as peer levels
+    assert pulled > 0  # and the rmat graphs' pulls
 
 
 def test_scattered_shards_equal_single_gpu(client):

@@ -1,23 +1,31 @@
-"""Push levels of a partitioned BFS on every GPU at once, the GPUs meeting in each other's memory.
+"""Levels of a partitioned BFS on every GPU at once, the GPUs meeting in each other's memory.
 
-On two GPUs a BFS superstep with a small frontier costs about 0.9 ms (rmat26,
-docs/BENCHMARKS.md): the visit, NCCL's exchange of the bitmaps and the
-union are each a handful of kernel launches and the host waits once, where
-one GPU runs those levels in microseconds inside one cooperative launch
-(:mod:`.solver`).  An rmat search ends with three or four such levels.
+On two GPUs a BFS superstep of the superstep path costs 0.6-1.3 ms at
+rmat26 (docs/BENCHMARKS.md): the visit, NCCL's exchange of the bitmaps and
+the union are each a handful of CuPy calls and a host read, while a level's
+GPU work is often a few hundred microseconds.  An rmat search is six such
+levels.
 
-Here, while the global frontier is small and Beamer's rule pushes, each
-GPU runs one cooperative launch (``peers.cu``) that does level after level
-itself: it claims the neighbours of the rows it owns, sets each claimed
-vertex's bit in the bitmap of *every* GPU (their memory mapped into this
-process through CUDA IPC, written over NVLink), meets the others at a
-barrier of arrival counters in the same memory, and walks the united
-bitmap to label what the peers claimed and queue the rows it owns for the
-next level.  Every GPU walks the same bits, so every GPU makes the same
-decision to go on or stop (empty, Beamer's switch to pull, more frontier
-edges than ``dgraph.config.bfs_levels_frontier_limit``), and the host
-reads the per-level records once when all is done.  Parents stay where
-they were found, reconciled once at the end as on the other path.
+Here each GPU runs one cooperative launch (``peers.cu``) that does level
+after level itself, top-down or bottom-up as Beamer's rule says, from the
+source on.  A push claims the neighbours of the rows the GPU owns (the
+source's edges spread over the whole grid; later, a lane per small row and a
+warp per larger one) and sets each claimed vertex's bit in the bitmap of
+*every* GPU when the frontier is small (their memory mapped into this
+process through CUDA IPC, written over NVLink), else in its own; a pull
+claims the GPU's own unvisited rows against the previous level's united
+bitmap, sets their bits in its own bitmap and counts them.  The GPUs meet at
+a barrier of arrival counters in the same memory, then each ORs in what the
+peers claimed, labels it, and reads the frontier's size and degree sum
+(counted on the way after a push, whose claims may overlap; added up in
+shared counters after a pull, whose claims are disjoint).  Every GPU sees
+the same numbers, so every GPU makes the same decision to go on, turn, or
+stop: empty, or a push of more frontier edges than
+``dgraph.config.bfs_peer_frontier_limit`` or from a vertex of more than
+``dgraph.config.bfs_levels_degree_limit`` edges, which the superstep path's
+load-balanced kernel takes, from the rows the launch queued.  The host reads
+the per-level records once when all is done.  Parents stay where they were
+found, reconciled once at the end as on the other path.
 
 The shared allocation of each GPU is made once per shard and kept; each run
 zeroes it and the shards swap their IPC handles through the run's NCCL
@@ -26,7 +34,8 @@ also the barrier that orders the zeroing before any peer writes.  When any
 shard cannot map a peer (a driver or container that refuses IPC), every
 shard learns it in a second swap and the run keeps the superstep path; a
 run whose peers are those every shard mapped last time skips that swap.
-``dgraph.config.bfs_peer_levels`` turns this off.
+``dgraph.config.bfs_peer_levels`` turns this off; ``dgraph.config.bfs_peer_pull``
+keeps pulls on the superstep path.
 """
 
 from __future__ import annotations
@@ -43,8 +52,13 @@ from . import solver
 
 #: this module's CUDA (peers.cu, with dgraph/cuda/common.cuh after the cooperative groups header)
 _SOURCE = source(__package__, "peers.cu")
-REC = 8  # words per level record (the CUDA source's REC)
+REC = 12  # words per level record (the CUDA source's REC)
+SLOTS = 3  # bitmaps in each GPU's shared allocation (the CUDA source's SLOTS)
+DIRECTIONS = ("push", "pull")  # a record's direction word
 STOPS = ("limit", "empty", "pull", "edges", "hub", "peer")
+#: a push of more frontier edges than bfs_levels_frontier_limit starts a batch from at most this many
+#: frontier vertices (the source), the whole grid walking each one's edges
+SPREAD_ROWS = 64
 #: nanoseconds a GPU waits at a level's barrier for a peer before the run fails
 SPIN_NS = 10_000_000_000
 
@@ -55,15 +69,17 @@ def kernel(name):
 
 
 class PeerMemory:
-    """One GPU's shared allocation (two bitmaps of ``nw`` words, then ``p`` arrival counters) and the
-    peers' allocations mapped here; kept on the shard between runs (:meth:`Shard.cached`)."""
+    """One GPU's shared allocation (:data:`SLOTS` bitmaps of ``nw`` words, then ``p`` arrival counters
+    and :data:`SLOTS` groups of four counters the GPUs add to) and the peers' allocations mapped here; kept on the
+    shard between runs (:meth:`Shard.cached`)."""
 
     def __init__(self, n, p):
         import cupy as cp  # noqa: PLC0415
 
         self.n, self.p = int(n), int(p)
-        self.nw = max(1, -(-self.n // 32))
-        self.nbytes = 2 * self.nw * 4 + self.p * 8
+        self.words = max(1, -(-self.n // 32))  # a bitmap's words (FrontierUnion.nw)
+        self.nw = -(-self.words // 4) * 4  # a slot's: 16-byte aligned, so the counters after them are
+        self.nbytes = SLOTS * self.nw * 4 + (self.p + 4 * SLOTS) * 8
         self.mem = cp.cuda.Memory(self.nbytes)  # its own cudaMalloc: an IPC handle names a whole allocation
         self.handle = bytes(cp.cuda.runtime.ipcGetMemHandle(self.mem.ptr))
         # a new allocation at a freed one's address can have the same handle bytes: the nonce tells them apart
@@ -73,15 +89,16 @@ class PeerMemory:
         self.handles = None
         self.agreed = False  # whether every shard mapped every peer in this shard's last swap
         self.rec = cp.zeros(REC * solver.MAX_LEVELS, dtype=cp.uint64)
-        self.ctl = cp.zeros(4, dtype=cp.int64)
+        self.ctl = cp.zeros(8, dtype=cp.int64)
         self.k = 0  # levels run in this run (the arrival counters count them)
 
-    def view(self, offset_words, words):
-        """Words of the own allocation as a CuPy uint32 array (no copy)."""
+    def slot(self, level):
+        """The bitmap of run-wide level ``level`` in the own allocation, as a CuPy uint32 array of
+        :attr:`words` (no copy)."""
         import cupy as cp  # noqa: PLC0415
 
-        ptr = cp.cuda.MemoryPointer(self.mem, 4 * offset_words)
-        return cp.ndarray((words,), dtype=cp.uint32, memptr=ptr)
+        ptr = cp.cuda.MemoryPointer(self.mem, 4 * (level % SLOTS) * self.nw)
+        return cp.ndarray((self.words,), dtype=cp.uint32, memptr=ptr)
 
     def start_run(self, q, share):
         """Zero the allocation and swap handles with the peers (``share``: every shard's bytes, a
@@ -117,19 +134,24 @@ class PeerMemory:
 
 def usable(program, shard, st, ctx):
     """Whether the next superstep starts a batch of peer levels: the same answer on every shard
-    (it reads only the global report, the run's settings and the shared layout)."""
+    (it reads only the global report, the run's settings and the shared layout).  A push starts
+    one from the rows this shard owns when the frontier has few edges; a pull from the united
+    bitmap of the superstep before (so not the first)."""
     if not (config.bfs_peer_levels and ctx.share is not None and st.implementation == "gpu-fused+union"):
         return False
-    if st.next_rows is None or not shard.contiguous or program.direction == "pull":
+    if not shard.contiguous or program.direction == "pull":
         return False
     nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
-    return m_f <= solver.frontier_limit() and program.choose_direction(st, shard.n, nf, m_f) == "push"
+    if program.choose_direction(st, shard.n, nf, m_f) == "push":
+        return st.next_rows is not None and (m_f <= solver.frontier_limit() or nf <= SPREAD_ROWS)
+    return config.bfs_peer_pull and ctx.step > 0
 
 
 def run_levels(program, shard, st, ctx, limit):
-    """The batch: push levels on every GPU from the frontier rows this shard owns, at most ``limit``;
-    -> one (report, seconds) a level, as :meth:`Program.run_steps` returns; None when the shards
-    could not map each other's memory (the superstep path runs)."""
+    """The batch: levels on every GPU from the frontier as the superstep before left it (the rows this
+    shard owns for a push, the united bitmap for a pull), at most ``limit``; -> one (report, seconds)
+    a level, as :meth:`Program.run_steps` returns; None when the shards could not map each other's
+    memory (the superstep path runs)."""
     import cupy as cp  # noqa: PLC0415
 
     from . import gpu  # noqa: PLC0415
@@ -139,19 +161,25 @@ def run_levels(program, shard, st, ctx, limit):
         st.peers = mem.start_run(shard.part, ctx.share)
     if not st.peers:
         return None
-    rows, _ = st.next_rows
+    nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
+    pull = program.choose_direction(st, shard.n, nf, m_f) == "pull"
+    rows = st.next_rows[0] if not pull else cp.empty(0, dtype=shard.indices.dtype)
+    bits = st.union.words if pull else mem.slot(0)  # a push's first level reads no bitmap
     out = gpu.buffers(shard, st)
+    cindptr, cindices, _ = shard.csc(edge_ids=False)
     max_levels = max(1, min(int(limit), solver.MAX_LEVELS))
     mem.rec[: REC * max_levels].fill(0)
-    kern = kernel("peer_push_levels_" + dtype_suffix(shard.indices.dtype))
-    nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
-    args = (shard.indptr, shard.indices, cp.int64(shard.row_base), cp.int64(shard.num_rows), rows,
-            cp.int32(len(rows)), cp.int64(m_f), cp.int64(nf), out, st.out[1], st.labels, st.parents, shard.degree,
-            mem.ptrs, cp.int32(shard.part), cp.int32(shard.num_parts), cp.int64(mem.nw), cp.int64(shard.n),
-            cp.int64(mem.k), cp.int64(0), cp.int32(st.level + 1), cp.int32(max_levels), cp.int64(st.m_u),
-            cp.float64(program.alpha), cp.int32(program.direction == "auto"), cp.int64(solver.frontier_limit()),
-            cp.int64(SPIN_NS), mem.rec, mem.ctl)
-    kern((cooperative_grid(kern, solver.blocks_per_sm()),), (BLOCK,), args)
+    kern = kernel("peer_levels_" + dtype_suffix(shard.indices.dtype))
+    spread = not pull and m_f > solver.frontier_limit()
+    args = (shard.indptr, shard.indices, cindptr, cindices, cp.int64(shard.row_base), cp.int64(shard.num_rows),
+            rows, cp.int32(len(rows)), bits, cp.int32(pull), cp.int32(spread), cp.int64(m_f), cp.int64(nf), out,
+            st.out[1], st.labels, st.parents,
+            shard.degree, mem.ptrs, cp.int32(shard.part), cp.int32(shard.num_parts), cp.int64(mem.nw),
+            cp.int64(shard.n), cp.int64(mem.k), cp.int32(st.level + 1), cp.int32(max_levels), cp.int64(st.m_u),
+            cp.float64(program.alpha), cp.float64(program.beta), cp.int32(program.direction == "auto"),
+            cp.int32(config.bfs_peer_pull), cp.int64(config.bfs_peer_frontier_limit), cp.int64(solver.degree_limit()),
+            cp.int64(solver.frontier_limit()), cp.int64(SPIN_NS), mem.rec, mem.ctl)
+    kern((cooperative_grid(kern, config.bfs_peer_blocks_per_sm),), (BLOCK,), args)
     levels, why, start = (int(x) for x in mem.ctl[:3].get())
     if STOPS[why] == "peer":
         raise ExecutorError(f"BFS on partition {shard.part}: a peer GPU did not reach level {st.level + levels + 1} "
@@ -160,28 +188,35 @@ def run_levels(program, shard, st, ctx, limit):
     ends = rec[:, 3]
     times = (ends - [start, *ends[:-1]]) * 1e-9
     steps = []
-    for (count, degsum, scanned, _, _, _, _, _), seconds in zip(rec, times):
-        steps.append(({"direction": "push", "frontier": int(count), "edges": int(scanned),
+    for (count, degsum, scanned, _, _, _, direction, *_), seconds in zip(rec, times):
+        steps.append(({"direction": DIRECTIONS[direction], "frontier": int(count), "edges": int(scanned),
                        "frontier_edges": int(degsum)}, float(seconds)))
         st.m_u -= int(degsum)
         st.prev_nf, nf = nf, int(count)
+        st.pushed += int(count) if direction == 0 else 0  # what bounds the final pairs (program.py)
+    steps[-1][0]["batch_stop"] = STOPS[why]  # why the batch ended (the records say so)
     last = mem.k + levels - 1
     mem.k += levels
     st.level += levels
-    st.direction = "push"
-    # the frontier as the superstep path keeps it (sorted ids, byte mask, owned rows): from the
-    # last level's bitmap, which is then cleared for the level two after it
-    united = mem.view((last & 1) * mem.nw, mem.nw)
-    if nf:
-        new, _, owned_rows, owned_deg, _ = st.union.union_fixed([united], [], st.labels, st.level, shard.degree,
-                                                                dense=False)
+    st.direction = steps[-1][0]["direction"]
+    if nf and STOPS[why] in ("edges", "hub"):
+        # a push of a big frontier, left to the superstep path's load-balanced kernel: the kernel
+        # queued the rows this shard owns (a push's only input there; the frontier's ids are not made)
+        if levels % 2 == 0:  # the last level queued into out[1]: make it out[0], so the push writes the other
+            st.out.reverse()
+        st.next_rows = (st.out[0][: int(rec[-1, 4])], int(rec[-1, 8]))
+        st.frontier = None
+    elif nf:
+        # the frontier as the superstep path keeps it (sorted ids, byte mask, owned rows), from the last
+        # level's united bitmap; the kernel clears each slot the level before it is written again
+        new, _, owned_rows, owned_deg, _ = st.union.union_fixed([mem.slot(last)], [], st.labels, st.level,
+                                                                shard.degree, dense=False)
         st.next_rows = (owned_rows, owned_deg)
         st.frontier = Frontier.with_mask(shard.n, new, st.union.fmask.view(cp.bool_))
-        united.fill(0)
     else:
-        st.next_rows = (rows[:0], 0)
+        st.next_rows = (st.union.lrows[:0], 0)
         st.frontier = Frontier(shard.n, ids=cp.empty(0, dtype=shard.indices.dtype))
     return steps
 
 
-__all__ = ["PeerMemory", "run_levels", "usable", "STOPS"]
+__all__ = ["PeerMemory", "run_levels", "usable", "DIRECTIONS", "SLOTS", "STOPS"]

@@ -118,7 +118,8 @@ class BFSState:
     (``m_u``: unvisited edges, ``prev_nf``), and the implementation's buffers."""
 
     __slots__ = ("labels", "parents", "frontier", "direction", "level", "m_u", "prev_nf", "out", "counters",
-                 "unset", "levels", "union", "next_rows", "implementation", "word", "peers", "source_degree")
+                 "unset", "levels", "union", "next_rows", "implementation", "word", "peers", "source_degree",
+                 "pushed", "fixed")
 
 
 class BFS(Program):
@@ -151,6 +152,14 @@ class BFS(Program):
         # the fused GPU kernels keep the smallest parent by atomicMin: unvisited holds the dtype's maximum
         st.unset = np.iinfo(vdt).max if st.implementation.startswith("gpu") else -1
         st.word = None
+        # the host's reads and copies first: a read queued after the fills would wait for them
+        st.source_degree = shard.out_degree_of(self.source)  # read once (on CuPy a device read)
+        st.frontier = Frontier(n, ids=xp.asarray([self.source], dtype=vdt))
+        # (owned local rows, their degree sum) of the frontier, when known without a pass: from the
+        # union, and for the source from the host (no array calls to find whether this shard owns it)
+        st.next_rows = None
+        if st.implementation == "gpu-fused+union":
+            st.next_rows = _source_rows(shard, self.source, st.source_degree)
         if st.implementation == "cpu-numba+levels" and _packs(n):
             # the level loop's packed (depth, parent) words; the two arrays are made from them at the end
             # (or by the first superstep that runs without the loop): one pass, not a fill and a pass
@@ -162,9 +171,7 @@ class BFS(Program):
         else:  # each array with its source entry in one fill (on CuPy a launch each)
             st.labels = full(xp, n, -1, np.int32, at=self.source, at_value=0)
             st.parents = full(xp, n, st.unset, vdt, at=self.source, at_value=self.source)
-        st.frontier = Frontier(n, ids=xp.asarray([self.source], dtype=vdt))
         st.level = 0
-        st.source_degree = shard.out_degree_of(self.source)  # read once (on CuPy a device read)
         # the unvisited edges: on a whole shard the sum of the out-degrees is its arc count (no pass)
         arcs = shard.num_arcs if shard.whole else shard.degree_sum()
         st.m_u = arcs - st.source_degree
@@ -174,12 +181,11 @@ class BFS(Program):
         st.counters = None
         st.levels = None
         st.union = None      # the bitmap union buffers of gpu-fused+union (union.py)
-        # (owned local rows, their degree sum) of the frontier, when known without a pass: from the
-        # union, and for the source from the host (no array calls to find whether this shard owns it)
-        st.next_rows = None
-        if st.implementation == "gpu-fused+union":
-            st.next_rows = _source_rows(shard, self.source, st.source_degree)
         st.peers = None      # peer levels (peers.py): None until the run's first batch, then whether they run
+        # what bounds the parents found for other shards' vertices (the source, then every push level's
+        # frontier), and whether the exchange moves fixed contributions (NCCL): final_contribution
+        st.pushed = 1
+        st.fixed = False
         return st
 
     def _implementation(self, shard):
@@ -214,6 +220,7 @@ class BFS(Program):
     # -- one superstep -------------------------------------------------------------
     def superstep(self, shard, st, ctx):
         _unpacked(shard, st)
+        st.fixed = ctx.fixed_exchange
         nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
         st.direction = self.choose_direction(st, shard.n, nf, m_f)
         st.level += 1
@@ -240,6 +247,7 @@ class BFS(Program):
         if st.implementation == "gpu-fused+union":
             from . import peers  # noqa: PLC0415
 
+            st.fixed = ctx.fixed_exchange
             return peers.run_levels(self, shard, st, ctx, limit) if peers.usable(self, shard, st, ctx) else None
         if st.implementation != "gpu-fused+levels":
             return None
@@ -327,9 +335,15 @@ class BFS(Program):
     def final_contribution(self, shard, st):
         """The parents this shard found for the other shards' vertices, as (vertex, parent) pairs
         for their owners to reconcile by minimum.  Only push levels find them (a pull claims owned
-        vertices alone), so they are few: the dense parent arrays never travel."""
+        vertices alone), so they are few: the dense parent arrays never travel.  Between GPUs over
+        NCCL they travel in fixed-size buffers, as many entries as the push levels claimed (the same
+        bound on every shard), with their count on the device: no host wait."""
         if shard.num_parts == 1:
             return None
+        cap = _fixed_pairs(shard, st)
+        if cap is not None:
+            v, u, count = st.union.found_elsewhere_fixed(st.parents, st.unset, cap)
+            return Contribution({"v": v, "u": u, "count": count}, fixed=True)
         if st.union is not None and shard.contiguous:  # one kernel (union.py)
             v, u = st.union.found_elsewhere(st.parents, st.unset)
         else:
@@ -344,14 +358,20 @@ class BFS(Program):
         (NCCL: each shard's own range onto it, or every shard's whole array where the shards are not
         ranges; no host wait, where the pairs would cost two): unvisited
         entries hold the dtype's maximum on the fused GPU path, so the minimum is the smallest
-        candidate.  None where they hold -1 (numpy, generic kernels)."""
+        candidate.  None where they hold -1 (numpy, generic kernels), and where the fixed-size pairs of
+        :meth:`final_contribution` carry fewer bytes."""
         big = np.iinfo(st.parents.dtype).max
-        return st.parents if (shard.num_parts > 1 and st.unset == big) else None
+        usable = shard.num_parts > 1 and st.unset == big and _fixed_pairs(shard, st) is None
+        return st.parents if usable else None
 
     def final_receive(self, shard, st, contributions):
         xp = shard.xp
         others = [c for i, c in enumerate(contributions) if i != shard.part]
         if not others:
+            return
+        if others[0].fixed:  # found_elsewhere_fixed's buffers, their counts still on the device
+            for c in others:
+                st.union.min_pairs(st.parents, c.arrays["v"], c.arrays["u"], c.arrays["count"])
             return
         v = xp.concatenate([to_backend(c.arrays["v"], xp) for c in others])
         u = xp.concatenate([to_backend(c.arrays["u"], xp) for c in others]).astype(st.parents.dtype)
@@ -377,8 +397,19 @@ class BFS(Program):
 
 def _report(st, count, edges, degsum):
     """A superstep's report (the same on every shard): its direction, the new frontier's size and
-    degree sum, and the edges the shards scanned."""
+    degree sum, and the edges the shards scanned.  A push's frontier counts toward ``st.pushed``."""
+    if st.direction == "push":
+        st.pushed += count
     return {"direction": st.direction, "frontier": count, "edges": edges, "frontier_edges": degsum}
+
+
+def _fixed_pairs(shard, st):
+    """The entries of :meth:`BFS.final_contribution`'s fixed-size pairs, or None where they do not
+    apply: the fused GPU union on vertex-range shards over NCCL, and pairs (two ids an entry) fewer
+    bytes than the reduction of the other shards' ranges would move.  Every shard decides alike: the
+    bound, ``st.pushed``, comes from the reports."""
+    fits = st.fixed and st.union is not None and shard.contiguous and shard.num_parts > 1
+    return st.pushed if (fits and st.unset == np.iinfo(st.parents.dtype).max and 4 * st.pushed < shard.n) else None
 
 
 def _source_rows(shard, source, degree):

@@ -184,10 +184,10 @@ __device__ void mark_union(const unsigned* __restrict__ words, i64 n, int* label
 
 // The (vertex, parent) pairs this shard set outside its own rows [lo, hi), for the owners after the
 // last superstep: a push reaches any vertex, a pull claims only owned ones, so they are few.  Written
-// in the warps' order (the owners reduce them by minimum), their count in count[0].
+// in the warps' order (the owners reduce them by minimum), at most cap of them; their count in count[0].
 template <typename V>
 __device__ void found_elsewhere(const V* __restrict__ parents, i64 n, i64 lo, i64 hi, V unset, V* vs, V* us,
-                                u64* count) {
+                                u64* count, i64 cap) {
     const unsigned full = 0xffffffffu;
     int lane = threadIdx.x & 31;
     i64 m = n - (hi - lo);
@@ -202,12 +202,22 @@ __device__ void found_elsewhere(const V* __restrict__ parents, i64 n, i64 lo, i6
         u64 base = 0;
         if (lane == 0) base = atomicAdd(count, (u64)__popc(ballot));
         base = __shfl_sync(full, base, 0);
-        if (hit) {
-            u64 r = base + __popc(ballot & ((1u << lane) - 1u));
+        u64 r = base + __popc(ballot & ((1u << lane) - 1u));
+        if (hit && r < (u64)cap) {
             vs[r] = (V)v;
             us[r] = u;
         }
     }
+}
+
+// parents[vs[i]] = min(parents[vs[i]], us[i]) for the first min(count[0], cap) pairs: another shard's
+// found_elsewhere, received in fixed-size buffers (the count never read on the host).
+template <typename V>
+__device__ void min_pairs(V* parents, const V* __restrict__ vs, const V* __restrict__ us, const u64* count,
+                          i64 cap) {
+    const i64 m = min((i64)count[0], cap);
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (i64)gridDim.x * blockDim.x)
+        atomicMin(parents + vs[i], us[i]);
 }
 
 extern "C" {
@@ -251,11 +261,17 @@ __global__ void word_popc(const unsigned* words, i64 nw, i64* counts) {
     if (w < nw) counts[w] = __popc(words[w]);
 }
 __global__ void found_elsewhere_i32(const int* parents, i64 n, i64 lo, i64 hi, int unset, int* vs, int* us,
-                                    u64* count) {
-    found_elsewhere<int>(parents, n, lo, hi, unset, vs, us, count);
+                                    u64* count, i64 cap) {
+    found_elsewhere<int>(parents, n, lo, hi, unset, vs, us, count, cap);
 }
 __global__ void found_elsewhere_i64(const i64* parents, i64 n, i64 lo, i64 hi, i64 unset, i64* vs, i64* us,
-                                    u64* count) {
-    found_elsewhere<i64>(parents, n, lo, hi, unset, vs, us, count);
+                                    u64* count, i64 cap) {
+    found_elsewhere<i64>(parents, n, lo, hi, unset, vs, us, count, cap);
+}
+__global__ void min_pairs_i32(int* parents, const int* vs, const int* us, const u64* count, i64 cap) {
+    min_pairs<int>(parents, vs, us, count, cap);
+}
+__global__ void min_pairs_i64(i64* parents, const i64* vs, const i64* us, const u64* count, i64 cap) {
+    min_pairs<i64>(parents, vs, us, count, cap);
 }
 }

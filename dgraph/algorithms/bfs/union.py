@@ -177,18 +177,39 @@ class FrontierUnion:
     def found_elsewhere(self, parents, unset):
         """The parents this shard found for vertices outside its rows (its push levels'), as
         (vertices, parents) in no particular order: one launch and one read of their count."""
+        vs, us, count = self._found(parents, unset, self.out, self.n - self.num_rows)
+        k = int(count.get()[0])
+        return vs[:k], us[:k]
+
+    def found_elsewhere_fixed(self, parents, unset, cap):
+        """:meth:`found_elsewhere` into fixed-size buffers, nothing read: (vertices, parents, their
+        count as a one-entry device array), ``cap`` entries each; ``cap`` must bound the count (every
+        shard knows it from the reports: :meth:`BFS.final_contribution
+        <dgraph.algorithms.bfs.program.BFS.final_contribution>`)."""
+        import cupy as cp  # noqa: PLC0415
+
+        return self._found(parents, unset, cp.empty(max(1, cap), dtype=self.vdtype), cap)
+
+    def _found(self, parents, unset, vs, cap):
         import cupy as cp  # noqa: PLC0415
 
         m = self.n - self.num_rows
-        us = cp.empty(max(1, m), dtype=self.vdtype)
+        us = cp.empty(max(1, cap), dtype=self.vdtype)
         count = cp.zeros(1, dtype=cp.uint64)
         if m:
             kernel("found_elsewhere_" + dtype_suffix(self.vdtype))(
                 (min(_blocks(m)[0], DENSE_UNION_BLOCKS),), (BLOCK,),
                 (parents, cp.int64(self.n), cp.int64(self.row_base), cp.int64(self.row_base + self.num_rows),
-                 self.vdtype.type(unset), self.out, us, count))
-        k = int(count.get()[0])
-        return self.out[:k], us[:k]
+                 self.vdtype.type(unset), vs, us, count, cp.int64(cap)))
+        return vs, us, count
+
+    def min_pairs(self, parents, vs, us, count):
+        """``parents`` lowered by another shard's :meth:`found_elsewhere_fixed` (received as is: the
+        count stays on the device)."""
+        import cupy as cp  # noqa: PLC0415
+
+        kernel("min_pairs_" + dtype_suffix(self.vdtype))((min(_blocks(len(vs))[0], DENSE_UNION_BLOCKS),), (BLOCK,),
+                                                        (parents, vs, us, count, cp.int64(len(vs))))
 
     def _or(self, bitmaps):
         """``self.words`` = the OR of ``bitmaps`` (one array: a copy)."""
