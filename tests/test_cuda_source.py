@@ -38,10 +38,10 @@ BEFORE = {
     # sixth: mark_union_vertices (a pull after a pull) and mask_word shared (GPU: test_multigpu, test_gpu_frontier)
     # seventh: found_elsewhere (the parents a shard found for others' vertices), mark_union_counted (GPU: test_multigpu)
     # eighth: found_elsewhere into fixed-size buffers (a cap), min_pairs (GPU: test_multigpu)
-    ("dgraph.algorithms.bfs.union", "_SOURCE"): "52893d9aff7c7fe26e5f7724cbb2590e7d81e7c9a9c8ca17832a1519adba4b87",
+    ("dgraph.algorithms.bfs.union", "_SOURCE"): "e6f60ac1b8a7eeb428df30cb47a41294605c55e3b8aa2fa33a170464d74b2f55",
     # fifth session, new: bfs/peers.cu (push levels on every GPU at once; GPU: test_multigpu);
     # eighth: pull levels too, three slots (GPU: test_multigpu)
-    ("dgraph.algorithms.bfs.peers", "_SOURCE"): "2e247cc92aae176780fca37d6dca59032a5ad93881063dade6b7a499ed55cda9",
+    ("dgraph.algorithms.bfs.peers", "_SOURCE"): "6ca7648d83b3f6042d7f82abae30eb01b86b79f9fdb2cb0ca2f7ae2ddc8c9cc4",
     ("dgraph.algorithms.wcc.gpu", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
     # fourth session: rank_update_split and split_rows (a partition's in-edges cut by source)
     ("dgraph.algorithms.pagerank.gpu", "_SOURCE"): "5bc447dcd270242dd543fe5dffde229d0c112cf76abb35a4262e59cd45e4c2e3",

@@ -8,6 +8,8 @@ namespace cg = cooperative_groups;
 // the GPUs meeting once a level through each other's memory (CUDA IPC over NVLink), no host in the
 // loop.  Every shard's rows are a vertex range [row_base, row_base + nrows).
 //
+// Atomics on another GPU's memory, and on words the other GPUs update too, are system-scope.
+//
 // Each GPU owns one shared allocation: SLOTS bitmaps of nw 32-bit words (nw a multiple of 4), then p
 // 64-bit arrival counters, then SLOTS groups of four 64-bit counters that every GPU adds to: the edges
 // the GPUs scanned, and a pull's claims, their degree sum and largest degree.  ptrs[s] is
@@ -38,11 +40,12 @@ namespace cg = cooperative_groups;
 // rec[REC*k + ..]: [0] frontier size, [1] its degree sum, [2] edges the GPUs scanned, [3] end
 // timestamp (ns), [4] owned rows queued, [5] this GPU's scanned edges, [6] the level's direction
 // (0 push, 1 pull), [7] the frontier's largest degree, [8] the owned rows' degree sum, [9..11] a
-// pull's claims on this GPU, their degree sum and largest degree; zeroed by the host.  ctl: [0] levels run,
+// pull's claims on this GPU, their degree sum and largest degree, [12] the visit's end and [13] the
+// barrier's (ns: where a level's time goes); zeroed by the host.  ctl: [0] levels run,
 // [1] why it stopped (0 limit, 1 empty, 2 pull (not allowed here), 3 too many edges for a push, 4 a
 // vertex of too high a degree for a push, 5 a peer did not arrive), [2] start (ns), [3] the
 // barrier's verdict (set by the lead, read by all), [4] the direction next.
-#define REC 12
+#define REC 16
 #define SLOTS 3
 #define SMALL 16  // a push row of at most this many edges is walked by one lane
 
@@ -84,7 +87,7 @@ __device__ __forceinline__ void push_claim(V v, V ug, int* labels, V* parents, i
             lab = level;
             const unsigned b = 1u << bit_of(v);
             if (remote) {
-                for (int s = 0; s < p; ++s) atomicOr((unsigned*)ptrs[s] + (i64)slot * nw + (v >> 5), b);
+                for (int s = 0; s < p; ++s) atomicOr_system((unsigned*)ptrs[s] + (i64)slot * nw + (v >> 5), b);
             } else {
                 atomicOr(united + (v >> 5), b);
             }
@@ -234,20 +237,21 @@ __device__ void peer_levels(const i64* __restrict__ indptr, const V* __restrict_
         block_add(scanned, r + 5);
         grid.sync();
         if (lead) {
+            r[12] = now_ns();
             const u64 own = __ldcg(r + 5), c_own = __ldcg(r + 9), d_own = __ldcg(r + 10), t_own = __ldcg(r + 11);
             for (int s = 0; s < p; ++s) {
                 u64* at = (u64*)((unsigned*)ptrs[s] + SLOTS * nw) + p + 4 * slot;
-                if (own) atomicAdd(at, own);
+                if (own) atomicAdd_system(at, own);
                 if (dir == 1) {
-                    if (c_own) atomicAdd(at + 1, c_own);
-                    if (d_own) atomicAdd(at + 2, d_own);
-                    if (t_own) atomicMax(at + 3, t_own);
+                    if (c_own) atomicAdd_system(at + 1, c_own);
+                    if (d_own) atomicAdd_system(at + 2, d_own);
+                    if (t_own) atomicMax_system(at + 3, t_own);
                 }
             }
             __threadfence_system();
             for (int s = 0; s < p; ++s)
                 if (s != q)
-                    atomicAdd((unsigned long long*)((unsigned*)ptrs[s] + SLOTS * nw) + q, 1ull);
+                    atomicAdd_system((unsigned long long*)((unsigned*)ptrs[s] + SLOTS * nw) + q, 1ull);
             const i64 want = kk + 1;
             const u64 t0 = now_ns();
             i64 ok = 1;
@@ -259,6 +263,7 @@ __device__ void peer_levels(const i64* __restrict__ indptr, const V* __restrict_
             }
             __threadfence_system();
             ctl[3] = ok;
+            r[13] = now_ns();
         }
         grid.sync();
         if (!__ldcg(ctl + 3)) { reason = 5; break; }
@@ -278,7 +283,7 @@ __device__ void peer_levels(const i64* __restrict__ indptr, const V* __restrict_
                 for (int s = 0; s < p; ++s)
                     if (s != q) x |= __ldcv((const unsigned*)ptrs[s] + (i64)slot * nw + w);
                 if (!x) continue;
-                united[w] |= x;
+                united[w] = __ldcg(united + w) | x;
                 for (int j = 0; j < 32; ++j) {
                     const i64 v = (w << 5) + j;
                     if (v >= n) break;
@@ -300,7 +305,7 @@ __device__ void peer_levels(const i64* __restrict__ indptr, const V* __restrict_
                     if (!((x >> bit_of(j)) & 1u)) continue;
                     const i64 v = (w << 5) + j;
                     if (v >= n) break;
-                    if (labels[v] < 0) labels[v] = level;  // claimed by a peer
+                    if (__ldcg(labels + v) < 0) labels[v] = level;  // claimed by a peer
                     const i64 d = degree[v];
                     ++cnt;
                     dg += d;
@@ -367,7 +372,8 @@ __device__ void peer_levels(const i64* __restrict__ indptr, const V* __restrict_
     }
 }
 
-// BLOCK (dgraph/cuda) threads a block, at least 4 blocks a multiprocessor: 64 registers, no spills
+// BLOCK (dgraph/cuda) threads a block, at least 4 blocks a multiprocessor: 64 registers (sm_90: no
+// spills for int ids, 32 bytes for int64)
 #define PEER_LEVELS(S, V)                                                                                    \
     __global__ void __launch_bounds__(256, 4)                                                              \
         peer_levels_##S(const i64* indptr, const V* indices, const i64* cindptr, const V* cindices,         \

@@ -52,7 +52,7 @@ from . import solver
 
 #: this module's CUDA (peers.cu, with dgraph/cuda/common.cuh after the cooperative groups header)
 _SOURCE = source(__package__, "peers.cu")
-REC = 12  # words per level record (the CUDA source's REC)
+REC = 16  # words per level record (the CUDA source's REC)
 SLOTS = 3  # bitmaps in each GPU's shared allocation (the CUDA source's SLOTS)
 DIRECTIONS = ("push", "pull")  # a record's direction word
 STOPS = ("limit", "empty", "pull", "edges", "hub", "peer")
@@ -139,8 +139,8 @@ def usable(program, shard, st, ctx):
     bitmap of the superstep before (so not the first)."""
     if not (config.bfs_peer_levels and ctx.share is not None and st.implementation == "gpu-fused+union"):
         return False
-    if not shard.contiguous or program.direction == "pull":
-        return False
+    if not shard.contiguous or program.direction == "pull" or st.peer_stop in ("edges", "hub"):
+        return False  # (a batch that stopped for a push it leaves to the superstep path: that push first)
     nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
     if program.choose_direction(st, shard.n, nf, m_f) == "push":
         return st.next_rows is not None and (m_f <= solver.frontier_limit() or nf <= SPREAD_ROWS)
@@ -188,13 +188,19 @@ def run_levels(program, shard, st, ctx, limit):
     ends = rec[:, 3]
     times = (ends - [start, *ends[:-1]]) * 1e-9
     steps = []
-    for (count, degsum, scanned, _, _, _, direction, *_), seconds in zip(rec, times):
-        steps.append(({"direction": DIRECTIONS[direction], "frontier": int(count), "edges": int(scanned),
-                       "frontier_edges": int(degsum)}, float(seconds)))
-        st.m_u -= int(degsum)
-        st.prev_nf, nf = nf, int(count)
-        st.pushed += int(count) if direction == 0 else 0  # what bounds the final pairs (program.py)
-    steps[-1][0]["batch_stop"] = STOPS[why]  # why the batch ended (the records say so)
+    begins = [start, *ends[:-1]]
+    for row, seconds, begin in zip(rec, times, begins):  # the words of peers.cu's record
+        count, degsum = int(row[0]), int(row[1])
+        report = {"direction": DIRECTIONS[row[6]], "frontier": count, "edges": int(row[2]), "frontier_edges": degsum}
+        if config.profile_supersteps:  # the level's visit, its wait at the barrier, the union (GPU clock)
+            report.update(kernel_s=(row[12] - begin) * 1e-9, exchange_s=(row[13] - row[12]) * 1e-9,
+                          receive_s=(row[3] - row[13]) * 1e-9)
+        steps.append((report, float(seconds)))
+        st.m_u -= degsum
+        st.prev_nf, nf = nf, count
+        st.pushed += count if row[6] == 0 else 0  # what bounds the final pairs (program.py)
+    st.peer_stop = STOPS[why]
+    steps[-1][0]["batch_stop"] = st.peer_stop  # why the batch ended (the records say so)
     last = mem.k + levels - 1
     mem.k += levels
     st.level += levels

@@ -13,8 +13,10 @@ as a bitmap, whichever is smaller, so every shard ends each superstep with
 the same global frontier and can pull from it when the direction switches.
 Parents stay where they were found: after the last superstep each shard
 sends the parents it found for other shards' vertices (its push levels'; a
-pull claims only owned vertices) as pairs along the exchange schedule, or,
-between GPUs over NCCL, the parent arrays are reduced (each shard's vertex
+pull claims only owned vertices) as pairs along the exchange schedule
+(between GPUs over NCCL in fixed-size buffers, as many entries as the push
+levels claimed), or, where those would carry more bytes or the shards are not
+vertex ranges, the parent arrays are reduced over NCCL (each shard's vertex
 range onto it; every shard's whole array where shards are not ranges); the
 smallest candidate wins, and each shard's result is its own vertices, which
 stay where they are.
@@ -32,7 +34,7 @@ from ...backend import full, to_backend
 from ...backend.primitives import scatter_min
 from ...config import config
 from ...engine.program import Contribution, Program
-from ...errors import InputError
+from ...errors import ExecutorError, InputError
 from ...ops import Frontier
 from ..choice import KERNELS, check_kernels
 from .kernels import visit
@@ -119,7 +121,7 @@ class BFSState:
 
     __slots__ = ("labels", "parents", "frontier", "direction", "level", "m_u", "prev_nf", "out", "counters",
                  "unset", "levels", "union", "next_rows", "implementation", "word", "peers", "source_degree",
-                 "pushed", "fixed")
+                 "pushed", "fixed", "peer_stop", "pairs_over")
 
 
 class BFS(Program):
@@ -186,6 +188,8 @@ class BFS(Program):
         # frontier), and whether the exchange moves fixed contributions (NCCL): final_contribution
         st.pushed = 1
         st.fixed = False
+        st.peer_stop = None  # why the last batch of peer levels ended (peers.usable)
+        st.pairs_over = None  # final_receive's check of the pairs' bound, read in finish
         return st
 
     def _implementation(self, shard):
@@ -221,6 +225,7 @@ class BFS(Program):
     def superstep(self, shard, st, ctx):
         _unpacked(shard, st)
         st.fixed = ctx.fixed_exchange
+        st.peer_stop = None
         nf, m_f = ctx.report["frontier"], ctx.report["frontier_edges"]
         st.direction = self.choose_direction(st, shard.n, nf, m_f)
         st.level += 1
@@ -370,8 +375,9 @@ class BFS(Program):
         if not others:
             return
         if others[0].fixed:  # found_elsewhere_fixed's buffers, their counts still on the device
+            st.pairs_over = xp.zeros(1, dtype=np.uint64)
             for c in others:
-                st.union.min_pairs(st.parents, c.arrays["v"], c.arrays["u"], c.arrays["count"])
+                st.union.min_pairs(st.parents, c.arrays["v"], c.arrays["u"], c.arrays["count"], st.pairs_over)
             return
         v = xp.concatenate([to_backend(c.arrays["v"], xp) for c in others])
         u = xp.concatenate([to_backend(c.arrays["u"], xp) for c in others]).astype(st.parents.dtype)
@@ -384,6 +390,11 @@ class BFS(Program):
         """Every vertex's depth and parent on one whole shard; a partition's own vertices otherwise
         (every shard holds every depth, but its own vertices' parents alone are reconciled)."""
         _unpacked(shard, st)
+        if st.pairs_over is not None and int(st.pairs_over.get()[0]):  # the one read: the GPU is done then
+            raise ExecutorError(f"BFS partition {shard.part}: a shard found {int(st.pairs_over.get()[0])} parents "
+                                f"for other shards' vertices, more than the {st.pushed} its push levels "
+                                f"claimed; parents were lost (a dgraph bug: please report it; "
+                                f"dgraph.config.bfs_peer_levels=False takes another path)")
         depth, parents = st.labels, st.parents
         if not shard.whole:  # a vertex range is a slice (views: no copy), else an index (a gather)
             own = shard.part_vertices(shard.part)

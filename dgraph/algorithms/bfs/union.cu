@@ -211,10 +211,12 @@ __device__ void found_elsewhere(const V* __restrict__ parents, i64 n, i64 lo, i6
 }
 
 // parents[vs[i]] = min(parents[vs[i]], us[i]) for the first min(count[0], cap) pairs: another shard's
-// found_elsewhere, received in fixed-size buffers (the count never read on the host).
+// found_elsewhere, received in fixed-size buffers (the count never read on the host).  A count over
+// the cap (a bound that did not hold: pairs were lost) is left in over[0] for the host to raise.
 template <typename V>
 __device__ void min_pairs(V* parents, const V* __restrict__ vs, const V* __restrict__ us, const u64* count,
-                          i64 cap) {
+                          i64 cap, u64* over) {
+    if (blockIdx.x == 0 && threadIdx.x == 0 && count[0] > (u64)cap) over[0] = count[0];
     const i64 m = min((i64)count[0], cap);
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < m; i += (i64)gridDim.x * blockDim.x)
         atomicMin(parents + vs[i], us[i]);
@@ -268,10 +270,10 @@ __global__ void found_elsewhere_i64(const i64* parents, i64 n, i64 lo, i64 hi, i
                                     u64* count, i64 cap) {
     found_elsewhere<i64>(parents, n, lo, hi, unset, vs, us, count, cap);
 }
-__global__ void min_pairs_i32(int* parents, const int* vs, const int* us, const u64* count, i64 cap) {
-    min_pairs<int>(parents, vs, us, count, cap);
+__global__ void min_pairs_i32(int* parents, const int* vs, const int* us, const u64* count, i64 cap, u64* over) {
+    min_pairs<int>(parents, vs, us, count, cap, over);
 }
-__global__ void min_pairs_i64(i64* parents, const i64* vs, const i64* us, const u64* count, i64 cap) {
-    min_pairs<i64>(parents, vs, us, count, cap);
+__global__ void min_pairs_i64(i64* parents, const i64* vs, const i64* us, const u64* count, i64 cap, u64* over) {
+    min_pairs<i64>(parents, vs, us, count, cap, over);
 }
 }

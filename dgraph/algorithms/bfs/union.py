@@ -203,13 +203,14 @@ class FrontierUnion:
                  self.vdtype.type(unset), vs, us, count, cp.int64(cap)))
         return vs, us, count
 
-    def min_pairs(self, parents, vs, us, count):
+    def min_pairs(self, parents, vs, us, count, over):
         """``parents`` lowered by another shard's :meth:`found_elsewhere_fixed` (received as is: the
-        count stays on the device)."""
+        count stays on the device); a count over the buffers' size is left in ``over[0]`` (a one-entry
+        uint64 array, zero before), for the host to raise on."""
         import cupy as cp  # noqa: PLC0415
 
         kernel("min_pairs_" + dtype_suffix(self.vdtype))((min(_blocks(len(vs))[0], DENSE_UNION_BLOCKS),), (BLOCK,),
-                                                        (parents, vs, us, count, cp.int64(len(vs))))
+                                                        (parents, vs, us, count, cp.int64(len(vs)), over))
 
     def _or(self, bitmaps):
         """``self.words`` = the OR of ``bitmaps`` (one array: a copy)."""
