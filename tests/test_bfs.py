@@ -179,6 +179,39 @@ def test_the_choice_is_recorded_and_the_program_follows_it(monkeypatch):
         assert r.params["implementation"] == "cpu-numba" and r.parent.tolist() == ref.parent.tolist()
 
 
+@pytest.mark.parametrize("kernels", ["fused", "generic"])
+def test_final_pairs_fit_the_push_levels_bound(monkeypatch, kernels):
+    """The parents a shard found for other shards' vertices are never more than the source plus the
+    push levels' frontiers (``st.pushed``): the GPU path sends them in buffers of that size."""
+    from dgraph.algorithms.bfs.program import BFS
+
+    seen = []
+    final = BFS.final_contribution
+
+    def checked(self, shard, st):
+        c = final(self, shard, st)
+        if c is not None:  # None: one whole shard
+            seen.append((len(c.arrays["v"]), st.pushed))
+        return c
+
+    monkeypatch.setattr(BFS, "final_contribution", checked)
+    graphs = [dgraph.generate("rmat", scale=9, seed=3), dgraph.generate("rmat", scale=8, seed=4, directed=True),
+              dgraph.generate("grid", rows=9, cols=11)]
+    graphs += [dgraph.from_edges(**kw) for _, kw in list(corpus(24, seed=7))]
+    for G in graphs:
+        if G.num_vertices < 3:
+            continue
+        src = G.ids.to_user(int(np.argmax(to_numpy(G.out_degree())))).item()
+        for p in range(2, min(4, G.num_vertices) + 1):
+            PG = G.partition(p, client=False)
+            for direction in ("auto", "push", "pull"):
+                ref = dgraph.bfs(G, src, direction=direction)
+                r = dgraph.bfs(PG, src, direction=direction, kernels=kernels)
+                assert r.parent.tolist() == ref.parent.tolist()
+    assert seen and all(found <= bound for found, bound in seen), [s for s in seen if s[0] > s[1]][:5]
+    assert any(found for found, _ in seen)  # pushes found parents elsewhere: the bound was tested
+
+
 def test_implementation_errors():
     from dgraph.algorithms.bfs import BFS, implementation
 
