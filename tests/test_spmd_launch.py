@@ -119,3 +119,37 @@ def test_profiled_direct_run_splits_its_launch(client):
     for key in parts:
         assert 0.0 <= r.phases[key] < 60.0, (key, r.phases)
     assert sum(r.phases[k] for k in parts) <= r.run_time + 1e-3
+
+
+def test_runs_over_nccl_on_one_placement_take_turns():
+    """Two threads' runs on the same workers over NCCL never overlap (one communicator); other
+    placements and other transports do not wait; a run inside another's turn is refused."""
+    import threading
+
+    turns = spmd._Turns()
+    inside, overlaps, order = [], [], []
+
+    def run(name, placement, transport, hold_s):
+        with turns.take(placement, transport):
+            if transport == "nccl" and [p for p, t in inside if p == placement]:
+                overlaps.append(name)
+            inside.append((placement, transport))
+            order.append(name)
+            time.sleep(hold_s)
+            inside.remove((placement, transport))
+
+    a = ["tcp://w0", "tcp://w1"]
+    threads = [threading.Thread(target=run, args=(f"a{i}", a, "nccl", 0.05)) for i in range(4)]
+    threads += [threading.Thread(target=run, args=("other", ["tcp://w2", "tcp://w3"], "nccl", 0.0)),
+                threading.Thread(target=run, args=("dask", a, "dask", 0.0))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not overlaps and sorted(order) == ["a0", "a1", "a2", "a3", "dask", "other"]
+    with turns.take(a, "nccl"):  # a run started from inside another's (its on_step) is refused
+        with pytest.raises(ExecutorError, match="inside another"):
+            with turns.take(a, "nccl"):
+                pass
+        with turns.take(a, "dask"):  # not over NCCL: no turn to take
+            pass

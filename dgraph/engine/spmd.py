@@ -56,6 +56,7 @@ that names it (:mod:`dgraph.engine.health`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 import uuid
@@ -539,6 +540,37 @@ def _nccl_uid(client, placement):
     return _NCCL_IDS[key]
 
 
+class _Turns:
+    """Runs over NCCL on one placement take turns: they share its communicator, whose collectives
+    must not interleave, and BFS's peer memory on each shard.  Runs from several threads of this
+    client wait for each other; a run started from inside another on the same workers (its
+    ``on_step``) is refused, where it would wait forever."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.turns = {}  # placement -> [lock, the thread holding it]
+
+    @contextlib.contextmanager
+    def take(self, placement, transport):
+        if transport != "nccl":
+            yield
+            return
+        with self.lock:
+            turn = self.turns.setdefault(tuple(placement), [threading.Lock(), None])
+        if turn[1] == threading.get_ident():
+            raise ExecutorError("an spmd run over NCCL started inside another on the same workers (from its "
+                                "on_step?): they share one communicator; start it after the run returns")
+        with turn[0]:
+            turn[1] = threading.get_ident()
+            try:
+                yield
+            finally:
+                turn[1] = None
+
+
+_TURNS = _Turns()
+
+
 def choose_transport(PG, transport):
     """'nccl' for CuPy shards on distinct workers (one GPU each) when asked or by default; else 'dask'."""
     if transport not in ("auto", "dask", "nccl"):
@@ -655,7 +687,8 @@ def _run_spmd(program, PG, schedule, *, on_step, max_supersteps, timeout, poll, 
     go = {"lane": _launch_lane, "direct": _launch_direct, "task": _launch_tasks}[launch]
     feed = _Feed(client, placement[0], run, on_step, transport) if on_step is not None else None
     settings = config.snapshot(changed=True)  # the workers run under the client's config
-    fetch, summaries, t_submit = go(client, PG, parts, poll, *args, feed=feed, settings=settings)
+    with _TURNS.take(placement, transport):
+        fetch, summaries, t_submit = go(client, PG, parts, poll, *args, feed=feed, settings=settings)
     records, phases = summaries[0]
     t_done = time.perf_counter()
     split = {k: phases.pop(k) for k in list(phases) if k.startswith("launch_")}  # profiling: see _launch_direct
