@@ -124,9 +124,14 @@ class Shard:
     def gather_owned(self, target, contributions, name):
         """target[vertices of q] = what partition q sent as ``name``, for every q: an all-gather of
         owned slices into a replicated per-vertex array."""
+        return self.place_owned(target, [c.arrays[name] for c in contributions])
+
+    def place_owned(self, target, parts):
+        """target[vertices of q] = ``parts[q]`` (partition q's values for its own vertices, on any
+        backend), for every q; -> target."""
         xp = self.xp
-        for q, c in enumerate(contributions):
-            target[self.part_vertices(q)] = to_backend(c.arrays[name], xp)
+        for q, part in enumerate(parts):
+            target[self.part_vertices(q)] = to_backend(part, xp)
         return target
 
     def csc(self, edge_ids=True):

@@ -59,13 +59,8 @@ def _whole(shard, parts):
     copied into its place in one array a column."""
     if len(parts) == 1:
         return parts[0]
-    xp = shard.xp
-    out = {}
-    for name in parts[0]:
-        out[name] = xp.empty(shard.n, dtype=parts[0][name].dtype)
-        for q, part in enumerate(parts):
-            out[name][shard.part_vertices(q)] = xp.asarray(part[name])
-    return out
+    return {name: shard.place_owned(shard.xp.empty(shard.n, dtype=parts[0][name].dtype), [part[name] for part in parts])
+            for name in parts[0]}
 
 
 def _sum(reports):

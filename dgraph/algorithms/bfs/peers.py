@@ -49,6 +49,7 @@ from ...cuda import BLOCK, cooperative_grid, dtype_suffix, function, source
 from ...errors import ExecutorError
 from ...ops import Frontier
 from . import solver
+from .program import level_report
 
 #: this module's CUDA (peers.cu, with dgraph/cuda/common.cuh after the cooperative groups header)
 _SOURCE = source(__package__, "peers.cu")
@@ -185,26 +186,24 @@ def run_levels(program, shard, st, ctx, limit):
         raise ExecutorError(f"BFS on partition {shard.part}: a peer GPU did not reach level {st.level + levels + 1} "
                             f"within {SPIN_NS / 1e9:.0f} s (peer levels, dgraph.config.bfs_peer_levels)")
     rec = mem.rec[: REC * levels].get().reshape(levels, REC).astype("int64")
-    ends = rec[:, 3]
-    times = (ends - [start, *ends[:-1]]) * 1e-9
     steps = []
-    begins = [start, *ends[:-1]]
-    for row, seconds, begin in zip(rec, times, begins):  # the words of peers.cu's record
+    begin = start
+    for row in rec:  # the words of peers.cu's record; [3]: the level's end on the GPU clock
         count, degsum = int(row[0]), int(row[1])
-        report = {"direction": DIRECTIONS[row[6]], "frontier": count, "edges": int(row[2]), "frontier_edges": degsum}
+        st.direction = DIRECTIONS[row[6]]
+        report = level_report(st, count, int(row[2]), degsum)
         if config.profile_supersteps:  # the level's visit, its wait at the barrier, the union (GPU clock)
             report.update(kernel_s=(row[12] - begin) * 1e-9, exchange_s=(row[13] - row[12]) * 1e-9,
                           receive_s=(row[3] - row[13]) * 1e-9)
-        steps.append((report, float(seconds)))
+        steps.append((report, float((row[3] - begin) * 1e-9)))
+        begin = row[3]
         st.m_u -= degsum
         st.prev_nf, nf = nf, count
-        st.pushed += count if row[6] == 0 else 0  # what bounds the final pairs (program.py)
     st.peer_stop = STOPS[why]
     steps[-1][0]["batch_stop"] = st.peer_stop  # why the batch ended (the records say so)
     last = mem.k + levels - 1
     mem.k += levels
     st.level += levels
-    st.direction = steps[-1][0]["direction"]
     if nf and STOPS[why] in ("edges", "hub"):
         # a push of a big frontier, left to the superstep path's load-balanced kernel: the kernel
         # queued the rows this shard owns (a push's only input there; the frontier's ids are not made)

@@ -288,12 +288,13 @@ class BFS(Program):
             st.frontier = Frontier(shard.n, ids=new)
         st.prev_nf = contributions[0].counters["input_frontier"]
         st.m_u -= degsum
-        return _report(st, count, sum(c.counters["edges"] for c in contributions), degsum)
+        return level_report(st, count, sum(c.counters["edges"] for c in contributions), degsum)
 
     def _receive_fixed(self, shard, st, contributions, ctx):
         """:meth:`receive` of the fixed-size bitmaps (``gpu-fused+union`` over NCCL): one read a
-        superstep, two when Beamer's rule pushes after a push.  After a pull the tallies alone give the frontier's size and degree sum (a pull
-        claims only owned vertices), so they are read first, and the union only writes the byte mask
+        superstep, two when Beamer's rule pushes after a push.  After a pull the tallies alone give
+        the frontier's size and degree sum (a pull claims only owned vertices), so they are read
+        first, and the union only writes the byte mask
         and the others' levels (:meth:`FrontierUnion.mark`): when Beamer's rule pulls again that is
         all the pull reads, and when it pushes, the rows this shard pushes from are the ones it just
         claimed.  After a push the union marks and counts in one launch, and emits the frontier's ids
@@ -306,7 +307,7 @@ class BFS(Program):
             table = st.union.totals(tallies)
             count, degsum, edges = (int(x) for x in table.sum(axis=0)[:3])
             st.m_u -= degsum
-            report = _report(st, count, edges, degsum)
+            report = level_report(st, count, edges, degsum)
             if count == 0:  # converged: nothing was claimed, nothing to label
                 st.next_rows = None
                 return report
@@ -324,11 +325,11 @@ class BFS(Program):
                                                                        shard.degree, dense=False)
             _united(shard, st, new, rows, owned_deg)
             st.m_u -= degsum
-            return _report(st, len(new), edges, degsum)
+            return level_report(st, len(new), edges, degsum)
         # after a push: mark and count first; the frontier's ids and owned rows only for a push after it
         mask, count, degsum, edges = st.union.mark_counted(bits, tallies, st.labels, st.level, shard.degree)
         st.m_u -= degsum
-        report = _report(st, count, edges, degsum)
+        report = level_report(st, count, edges, degsum)
         if count and self.choose_direction(st, shard.n, count, degsum) == "push":
             new, _, rows, owned_deg, _ = st.union.union_fixed(None, [], st.labels, st.level, shard.degree, dense=False)
             _united(shard, st, new, rows, owned_deg)
@@ -390,11 +391,6 @@ class BFS(Program):
         """Every vertex's depth and parent on one whole shard; a partition's own vertices otherwise
         (every shard holds every depth, but its own vertices' parents alone are reconciled)."""
         _unpacked(shard, st)
-        if st.pairs_over is not None and int(st.pairs_over.get()[0]):  # the one read: the GPU is done then
-            raise ExecutorError(f"BFS partition {shard.part}: a shard found {int(st.pairs_over.get()[0])} parents "
-                                f"for other shards' vertices, more than the {st.pushed} its push levels "
-                                f"claimed; parents were lost (a dgraph bug: please report it; "
-                                f"dgraph.config.bfs_peer_levels=False takes another path)")
         depth, parents = st.labels, st.parents
         if not shard.whole:  # a vertex range is a slice (views: no copy), else an index (a gather)
             own = shard.part_vertices(shard.part)
@@ -403,10 +399,17 @@ class BFS(Program):
             from ...backend.gpu_fill import replace  # noqa: PLC0415
 
             replace(parents, st.unset, -1)
+        if st.pairs_over is not None:  # read after the last launch: the one wait, for every kernel of the run
+            over = int(st.pairs_over.get()[0])
+            if over:
+                raise ExecutorError(f"BFS partition {shard.part}: a shard found {over} parents for other shards' "
+                                    f"vertices, more than the {st.pushed} its push levels claimed; parents were "
+                                    f"lost (a dgraph bug: please report it; dgraph.config.bfs_peer_levels=False "
+                                    f"takes another path)")
         return {"depth": depth, "parent": parents}
 
 
-def _report(st, count, edges, degsum):
+def level_report(st, count, edges, degsum):
     """A superstep's report (the same on every shard): its direction, the new frontier's size and
     degree sum, and the edges the shards scanned.  A push's frontier counts toward ``st.pushed``."""
     if st.direction == "push":

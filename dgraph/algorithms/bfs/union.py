@@ -111,8 +111,8 @@ class FrontierUnion:
         """:meth:`union` of every shard's :meth:`send_bits` (or of one bitmap united elsewhere, with no
         tallies: the peer levels' last, :mod:`.peers`; or None: the words :meth:`mark_counted` ORed):
         the words ORed, the frontier emitted (the vertex kernel when ``dense``, else a thread a word),
-        and one read for the frontier's counts and every shard's tally; -> (frontier ids, its degree sum, owned local rows or None, their
-        degree sum, the edges the shards scanned)."""
+        and one read for the frontier's counts and every shard's tally; -> (frontier ids, its degree
+        sum, owned local rows or None, their degree sum, the edges the shards scanned)."""
         if bitmaps is not None:  # None: the words already hold the union (mark_counted)
             self._or(bitmaps)
         counts, scanned = self._read(self._emit(labels, level, degree, sparse=not dense), tallies)
