@@ -268,43 +268,37 @@ __device__ void peer_levels(const i64* __restrict__ indptr, const V* __restrict_
         grid.sync();
         if (!__ldcg(ctl + 3)) { reason = 5; break; }
         volatile u64* got = counters + 4 * slot;  // every GPU's adds are in: the barrier
-        if (dir == 1) {
-            // a pull: the counters hold the frontier's size, degree sum and largest degree; the peers'
-            // claims are theirs (words wholly this GPU's hold none): copied into this slot and labelled
-            if (lead) {
-                r[0] = got[1];
-                r[1] = got[2];
-                r[7] = got[3];
-            }
-            const i64 w_in_lo = (row_base + 31) >> 5, w_in_hi = own_end >> 5;
-            for (i64 w = tid; w < nw; w += nthreads) {
-                if (w >= w_in_lo && w < w_in_hi) continue;
-                unsigned x = 0u;
-                for (int s = 0; s < p; ++s)
-                    if (s != q) x |= __ldcv((const unsigned*)ptrs[s] + (i64)slot * nw + w);
-                if (!x) continue;
-                united[w] = __ldcg(united + w) | x;
-                for (int j = 0; j < 32; ++j) {
-                    const i64 v = (w << 5) + j;
-                    if (v >= n) break;
-                    if ((x >> bit_of(j)) & 1u) labels[v] = level;
-                }
-            }
-        } else {
-            i64 cnt = 0, dg = 0, top = 0;
-            for (i64 w = tid; w < nw; w += nthreads) {
-                unsigned x = __ldcv(united + w);
+        if (dir == 1 && lead) {  // a pull: the counters hold the frontier's size, degree sum and largest degree
+            r[0] = got[1];
+            r[1] = got[2];
+            r[7] = got[3];
+        }
+        // a warp per 32 words: each lane ORs one word; then the warp walks those words a lane per bit,
+        // so a word's depths are one 128-byte store and its degrees one 256-byte read (a thread per
+        // word wrote 32 depths 128 vertices apart from its neighbours')
+        i64 cnt = 0, dg = 0, top = 0;
+        for (i64 w0 = warp << 5; w0 < nw; w0 += nwarps << 5) {  // warp-uniform
+            const i64 w = w0 + lane;
+            unsigned x = 0u, own = 0u;
+            if (w < nw) {
+                own = __ldcv(united + w);
+                x = own;
                 if (!remote) {
-                    const unsigned mineword = x;
                     for (int s = 0; s < p; ++s)
                         if (s != q) x |= __ldcv((const unsigned*)ptrs[s] + (i64)slot * nw + w);
-                    if (x != mineword) united[w] = x;  // the union, for the next pull and the host
+                    if (x != own) united[w] = x;  // the union, for the next pull and the host
                 }
-                if (!x) continue;
-                for (int j = 0; j < 32; ++j) {
-                    if (!((x >> bit_of(j)) & 1u)) continue;
-                    const i64 v = (w << 5) + j;
-                    if (v >= n) break;
+            }
+            // a pull's own claims are labelled and counted already: the peers' are the rest
+            const unsigned todo = dir == 1 ? (x & ~own) : x;
+            for (unsigned any = __ballot_sync(0xffffffffu, todo != 0u); any; any &= any - 1) {
+                const int t = __ffs(any) - 1;
+                const unsigned xw = __shfl_sync(0xffffffffu, todo, t);
+                if (!((xw >> bit_of(lane)) & 1u)) continue;
+                const i64 v = ((w0 + t) << 5) + lane;
+                if (dir == 1) {
+                    labels[v] = level;  // claimed by a peer
+                } else {
                     if (__ldcg(labels + v) < 0) labels[v] = level;  // claimed by a peer
                     const i64 d = degree[v];
                     ++cnt;
@@ -312,6 +306,8 @@ __device__ void peer_levels(const i64* __restrict__ indptr, const V* __restrict_
                     top = max(top, d);
                 }
             }
+        }
+        if (dir == 0) {
             block_add(cnt, r + 0);
             block_add(dg, r + 1);
             warp_max_to(top, r + 7);
