@@ -1,6 +1,6 @@
 """Where an empty superstep of the ``tasks`` executor spends its milliseconds, from Dask's own logs.
 
-    python3 benchmarks/tasks-breakdown.py [--partitions 2 4] [--supersteps 60] [--tune 0|1]
+    python3 benchmarks/tasks-breakdown.py [--partitions 2 4] [--supersteps 60] [--tune 0|1] [--cuda]
 
 For each p: a local cluster of p worker processes (``dgraph.cluster.connect``), rmat scale 10 in p
 range partitions, one warm-up run of the empty program (dgraph/engine/idle.py), then one run with
@@ -26,6 +26,8 @@ shifted by each worker's estimate of the scheduler's clock; only their durations
 and the superstep period (this superstep's last step task end minus the previous one's).  The
 medians are printed per p; ``--json FILE`` writes them.  ``--tune 0`` runs the cluster as Dask
 starts it (connect(..., tune=False)), ``--tune 1`` with the settings dgraph's connect() applies.
+``--cuda`` runs on a LocalCUDACluster (``connect("cuda", workers=p)``, one worker a GPU, p at most
+the GPUs) with the graph's shards on the GPUs, as the GPU host's figures in docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -123,17 +125,18 @@ def main(argv=None):
     ap.add_argument("--supersteps", type=int, default=60)
     ap.add_argument("--tune", type=int, choices=(0, 1), default=1)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--cuda", action="store_true", help="a LocalCUDACluster, shards on the GPUs")
     args = ap.parse_args(argv)
 
     import dgraph
     from dgraph.engine.idle import Idle
     from dgraph.engine.run import run_program
 
-    G = dgraph.generate("rmat", scale=10, seed=1)
+    G = dgraph.generate("rmat", scale=10, seed=1, backend="cupy" if args.cuda else "numpy")
     figs = []
     for p in args.partitions:
         kw = {} if args.tune else {"tune": False}
-        client = dgraph.cluster.connect(workers=p, dashboard=False, **kw)
+        client = dgraph.cluster.connect("cuda" if args.cuda else None, workers=p, dashboard=False, **kw)
         try:
             PG = G.partition(p, client=client)
 
@@ -144,6 +147,7 @@ def main(argv=None):
             fig = breakdown(client, run, p)
             fig["partitions"] = p
             fig["tune"] = args.tune
+            fig["cluster"] = "cuda" if args.cuda else "cpu"
             figs.append(fig)
         finally:
             dgraph.cluster.close()

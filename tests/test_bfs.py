@@ -212,6 +212,24 @@ def test_final_pairs_fit_the_push_levels_bound(monkeypatch, kernels):
     assert any(found for found, _ in seen)  # pushes found parents elsewhere: the bound was tested
 
 
+@pytest.mark.parametrize("method", ["range", "metis", "hash"])
+def test_peer_levels_know_which_vertices_each_gpu_owns(method):
+    """A pull's union reads a peer's bitmap word only where that peer owns some of the word's
+    vertices (``peers.cu``'s spans): they must be every shard's range, or all of [0, n) where the
+    shards are not ranges."""
+    from dgraph.algorithms.bfs.peers import owner_spans
+
+    G = dgraph.generate("rmat", scale=9, seed=3)
+    for p in (1, 2, 3, 4):
+        shards = G.partition(p, method, client=False).local_shards()
+        for shard in shards:
+            spans = owner_spans(shard).reshape(p, 2).tolist()
+            if all(s.contiguous for s in shards):
+                assert spans == [[s.row_base, s.row_base + s.num_rows] for s in shards]
+            else:
+                assert spans == [[0, G.num_vertices]] * p
+
+
 def test_implementation_errors():
     from dgraph.algorithms.bfs import BFS, implementation
 

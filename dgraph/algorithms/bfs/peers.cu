@@ -13,7 +13,8 @@ namespace cg = cooperative_groups;
 // Each GPU owns one shared allocation: SLOTS bitmaps of nw 32-bit words (nw a multiple of 4), then p
 // 64-bit arrival counters, then SLOTS groups of four 64-bit counters that every GPU adds to: the edges
 // the GPUs scanned, and a pull's claims, their degree sum and largest degree.  ptrs[s] is
-// GPU s's allocation as this process maps it (ptrs[q]: its own).  Run-wide level kk uses slot
+// GPU s's allocation as this process maps it (ptrs[q]: its own); spans[2s], spans[2s + 1] the
+// vertices GPU s owns (its rows: [0, n) where they are not a range).  Run-wide level kk uses slot
 // kk % SLOTS.  A level:
 // (1) clear slot (kk + 1) % SLOTS (the next level's; its last readers passed the barrier this GPU
 //     passed at level kk - 1);
@@ -48,8 +49,24 @@ namespace cg = cooperative_groups;
 #define REC 16
 #define SLOTS 3
 #define SMALL 16  // a push row of at most this many edges is walked by one lane
+#define SPARSE 4  // after a push, a united word of at most this many new bits is labelled by its own lane
 
 __device__ __forceinline__ int bit_of(i64 v) { return 8 * (int)((v >> 3) & 3) + 7 - (int)(v & 7); }
+
+// A vertex a peer claimed in this level, labelled (a push's also counted: its frontier's size,
+// degree sum and largest degree; a pull's counters hold them).
+__device__ __forceinline__ void take_claimed(i64 v, int dir, int* labels, int level, const i64* __restrict__ degree,
+                                             i64& cnt, i64& dg, i64& top) {
+    if (dir == 1) {
+        labels[v] = level;
+        return;
+    }
+    if (__ldcg(labels + v) < 0) labels[v] = level;
+    const i64 d = degree[v];
+    ++cnt;
+    dg += d;
+    top = max(top, d);
+}
 
 // The slot of each thread's first entry in an append of c entries a thread (every thread of the
 // block must call it): one atomic a block.
@@ -115,10 +132,10 @@ __device__ void peer_levels(const i64* __restrict__ indptr, const V* __restrict_
                             const i64* __restrict__ cindptr, const V* __restrict__ cindices, i64 row_base,
                             i64 nrows, const V* f0, int nf0, const unsigned* f0bits, int dir0,
                             int spread0, i64 mf0, i64 nf_prev, V* bufx, V* bufy, int* labels, V* parents,
-                            const i64* __restrict__ degree, const unsigned long long* __restrict__ ptrs, int q,
-                            int p, i64 nw, i64 n, i64 k0, int level0, int max_levels, i64 m_u, double alpha,
-                            double beta, int may_pull, int pull_here, i64 mf_limit,
-                            i64 deg_limit, i64 remote_limit, i64 spin_ns, u64* rec, i64* ctl) {
+                            const i64* __restrict__ degree, const unsigned long long* __restrict__ ptrs,
+                            const i64* __restrict__ spans, int q, int p, i64 nw, i64 n, i64 k0, int level0,
+                            int max_levels, i64 m_u, double alpha, double beta, int may_pull, int pull_here,
+                            i64 mf_limit, i64 deg_limit, i64 remote_limit, i64 spin_ns, u64* rec, i64* ctl) {
     cg::grid_group grid = cg::this_grid();
     const bool lead = blockIdx.x == 0 && threadIdx.x == 0;
     const int lane = threadIdx.x & 31;
@@ -273,9 +290,11 @@ __device__ void peer_levels(const i64* __restrict__ indptr, const V* __restrict_
             r[1] = got[2];
             r[7] = got[3];
         }
-        // a warp per 32 words: each lane ORs one word; then the warp walks those words a lane per bit,
-        // so a word's depths are one 128-byte store and its degrees one 256-byte read (a thread per
-        // word wrote 32 depths 128 vertices apart from its neighbours')
+        // a warp per 32 words: each lane ORs one word; after a push a lane labels and counts a word of
+        // few new bits itself (a warp per word took a turn for each of a sparse level's words, each
+        // turn a chain of reads); the warp walks the other words a lane per bit, so such a word's
+        // depths are one 128-byte store and its degrees one 256-byte read (a thread per word wrote 32
+        // depths 128 vertices apart from its neighbours')
         i64 cnt = 0, dg = 0, top = 0;
         for (i64 w0 = warp << 5; w0 < nw; w0 += nwarps << 5) {  // warp-uniform
             const i64 w = w0 + lane;
@@ -284,27 +303,25 @@ __device__ void peer_levels(const i64* __restrict__ indptr, const V* __restrict_
                 own = __ldcv(united + w);
                 x = own;
                 if (!remote) {
-                    for (int s = 0; s < p; ++s)
-                        if (s != q) x |= __ldcv((const unsigned*)ptrs[s] + (i64)slot * nw + w);
+                    const i64 v0 = w << 5;
+                    for (int s = 0; s < p; ++s)  // a pull's claims are the claimant's own rows: only the
+                        // peers whose rows meet this word's vertices may have set bits in it
+                        if (s != q && (dir == 0 || (spans[2 * s] < v0 + 32 && spans[2 * s + 1] > v0)))
+                            x |= __ldcv((const unsigned*)ptrs[s] + (i64)slot * nw + w);
                     if (x != own) united[w] = x;  // the union, for the next pull and the host
                 }
             }
             // a pull's own claims are labelled and counted already: the peers' are the rest
             const unsigned todo = dir == 1 ? (x & ~own) : x;
-            for (unsigned any = __ballot_sync(0xffffffffu, todo != 0u); any; any &= any - 1) {
+            const bool dense = dir == 1 ? todo != 0u : __popc(todo) > SPARSE;
+            if (!dense)
+                for (unsigned y = todo; y; y &= y - 1)  // bit_of is its own inverse on 0..31
+                    take_claimed((w << 5) + bit_of(__ffs(y) - 1), dir, labels, level, degree, cnt, dg, top);
+            for (unsigned any = __ballot_sync(0xffffffffu, dense); any; any &= any - 1) {
                 const int t = __ffs(any) - 1;
                 const unsigned xw = __shfl_sync(0xffffffffu, todo, t);
-                if (!((xw >> bit_of(lane)) & 1u)) continue;
-                const i64 v = ((w0 + t) << 5) + lane;
-                if (dir == 1) {
-                    labels[v] = level;  // claimed by a peer
-                } else {
-                    if (__ldcg(labels + v) < 0) labels[v] = level;  // claimed by a peer
-                    const i64 d = degree[v];
-                    ++cnt;
-                    dg += d;
-                    top = max(top, d);
-                }
+                if ((xw >> bit_of(lane)) & 1u)
+                    take_claimed(((w0 + t) << 5) + lane, dir, labels, level, degree, cnt, dg, top);
             }
         }
         if (dir == 0) {
@@ -375,13 +392,13 @@ __device__ void peer_levels(const i64* __restrict__ indptr, const V* __restrict_
         peer_levels_##S(const i64* indptr, const V* indices, const i64* cindptr, const V* cindices,         \
                         i64 row_base, i64 nrows, const V* f0, int nf0, const unsigned* f0bits, int dir0,    \
                         int spread0, i64 mf0, i64 nf_prev, V* bufx, V* bufy, int* labels, V* parents,       \
-                        const i64* degree, const unsigned long long* ptrs, int q, int p, i64 nw, i64 n,     \
-                        i64 k0, int level0, int max_levels, i64 m_u, double alpha, double beta,             \
-                        int may_pull, int pull_here, i64 mf_limit, i64 deg_limit, i64 remote_limit,         \
-                        i64 spin_ns, u64* rec, i64* ctl) {                                                  \
+                        const i64* degree, const unsigned long long* ptrs, const i64* spans, int q, int p,  \
+                        i64 nw, i64 n, i64 k0, int level0, int max_levels, i64 m_u, double alpha,           \
+                        double beta, int may_pull, int pull_here, i64 mf_limit, i64 deg_limit,              \
+                        i64 remote_limit, i64 spin_ns, u64* rec, i64* ctl) {                                \
         peer_levels<V>(indptr, indices, cindptr, cindices, row_base, nrows, f0, nf0, f0bits, dir0, spread0, \
-                       mf0, nf_prev, bufx, bufy, labels, parents, degree, ptrs, q, p, nw, n, k0, level0,    \
-                       max_levels, m_u, alpha, beta, may_pull, pull_here, mf_limit, deg_limit,              \
+                       mf0, nf_prev, bufx, bufy, labels, parents, degree, ptrs, spans, q, p, nw, n, k0,     \
+                       level0, max_levels, m_u, alpha, beta, may_pull, pull_here, mf_limit, deg_limit,      \
                        remote_limit, spin_ns, rec, ctl);                                                   \
     }
 

@@ -133,6 +133,18 @@ class PeerMemory:
         return self.agreed
 
 
+def owner_spans(shard):
+    """Every shard's owned vertices as 2p int64 words (lo, hi), for ``peers.cu``'s ``spans``: the
+    layout's ranges, or [0, n) for every shard where its rows are not ranges."""
+    bounds, order = shard.layout
+    p = shard.num_parts
+    if order is None and len(bounds) == p + 1:
+        spans = np.stack([np.asarray(bounds[:-1]), np.asarray(bounds[1:])], axis=1)
+    else:
+        spans = np.tile(np.array([0, shard.n]), (p, 1))
+    return spans.astype(np.int64).ravel()
+
+
 def usable(program, shard, st, ctx):
     """Whether the next superstep starts a batch of peer levels: the same answer on every shard
     (it reads only the global report, the run's settings and the shared layout).  A push starts
@@ -172,10 +184,11 @@ def run_levels(program, shard, st, ctx, limit):
     mem.rec[: REC * max_levels].fill(0)
     kern = kernel("peer_levels_" + dtype_suffix(shard.indices.dtype))
     spread = not pull and m_f > solver.frontier_limit()
+    spans = shard.cached(("bfs-peer-spans", shard.num_parts), lambda: cp.asarray(owner_spans(shard)))
     args = (shard.indptr, shard.indices, cindptr, cindices, cp.int64(shard.row_base), cp.int64(shard.num_rows),
             rows, cp.int32(len(rows)), bits, cp.int32(pull), cp.int32(spread), cp.int64(m_f), cp.int64(nf), out,
             st.out[1], st.labels, st.parents,
-            shard.degree, mem.ptrs, cp.int32(shard.part), cp.int32(shard.num_parts), cp.int64(mem.nw),
+            shard.degree, mem.ptrs, spans, cp.int32(shard.part), cp.int32(shard.num_parts), cp.int64(mem.nw),
             cp.int64(shard.n), cp.int64(mem.k), cp.int32(st.level + 1), cp.int32(max_levels), cp.int64(st.m_u),
             cp.float64(program.alpha), cp.float64(program.beta), cp.int32(program.direction == "auto"),
             cp.int32(config.bfs_peer_pull), cp.int64(config.bfs_peer_frontier_limit), cp.int64(solver.degree_limit()),
@@ -224,4 +237,4 @@ def run_levels(program, shard, st, ctx, limit):
     return steps
 
 
-__all__ = ["PeerMemory", "run_levels", "usable", "DIRECTIONS", "SLOTS", "STOPS"]
+__all__ = ["PeerMemory", "owner_spans", "run_levels", "usable", "DIRECTIONS", "SLOTS", "STOPS"]
