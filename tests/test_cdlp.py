@@ -409,3 +409,13 @@ def test_one_partition_on_dask_records_the_superstep_kernel(client):
         np.testing.assert_array_equal(to_numpy(r.raw("label")), ref.raw("label"))
     assert ref.params["implementation"] == "cpu-numba+steps"
     assert dgraph.cdlp(PG, iterations=4, executor="local").params["implementation"] == "cpu-numba+steps"
+
+
+def test_gpu_table_sizes_are_the_powers_of_two_the_loop_gave():
+    """cdlp/gpu.py sizes the hub rows' global tables in one vectorized pass, not a Python call a hub
+    row: the same sizes as the loop."""
+    from dgraph.algorithms.cdlp.gpu import _pow2_at_least, pow2_at_least
+
+    xs = np.concatenate([np.arange(1, 5000), 2 ** np.arange(0, 52), 2 ** np.arange(1, 52) + 1,
+                         2 ** np.arange(2, 52) - 1]).astype(np.int64)
+    assert pow2_at_least(xs).tolist() == [_pow2_at_least(int(x)) for x in xs]

@@ -221,6 +221,12 @@ def test_profile_supersteps_reaches_spmd_workers(client, launch):
         r = dgraph.bfs(PG, 0, executor="spmd")
     assert {"kernel_s", "exchange_s", "receive_s"} <= set(r.stats.columns)
     assert r.stats["kernel_s"].notna().all() and len(r.stats) > 1
+    # each shard's own time in its kernels (how the work balances), not in the unprofiled run
+    assert "kernel_s_0" not in dgraph.bfs(PG, 0, executor="spmd").phases
+    busy = [r.phases[f"kernel_s_{q}"] for q in range(2)]
+    assert all(b > 0 for b in busy) and "kernel_s" not in r.phases
+    assert busy[0] >= r.stats["kernel_s"].sum() * 0.5  # shard 0's records time the same kernels
+    assert all(v >= 0 for k, v in r.phases.items() if k.startswith("launch_")), r.phases  # none counted twice
 
 
 def test_readme_table_lists_every_option():

@@ -241,6 +241,12 @@ def test_cdlp_every_bucket(directed, monkeypatch):
         plan = gpu.Plan(sh.indptr, sh.indices, c[0], c[1], directed, 0, sh.rows)
         kinds = {name for name, *_ in plan.launches}
         assert {"small8", "small32", "table_block", "table_global"} <= kinds
+        one, two = gpu.plan_for(sh), gpu.plan_for(sh)  # buckets once a graph, scratch once a run
+        assert [b for _, b, *_ in one.launches] == [b for _, b, *_ in two.launches]
+        assert all(x[1] is y[1] for x, y in zip(one.launches, two.launches))
+        glob = [(x[5], y[5]) for x, y in zip(one.launches, two.launches) if x[0] == "table_global"]
+        assert glob and all(a[2] is not b[2] and a[3] is not b[3] for a, b in glob)
+        assert one.counters is not two.counters
         for it in (1, 5):
             ref = dgraph.cdlp(G, iterations=it, kernels="generic")
             np.testing.assert_array_equal(to_numpy(dgraph.cdlp(D, iterations=it).raw("label")), ref.raw("label"))

@@ -55,7 +55,9 @@ class Result:
     (the call reaching the last worker), ``launch_dispatch_s`` (unpacking the
     job and handing it to the loop's thread), ``launch_return_s`` (from the
     loop's end to the reply) and ``launch_reply_s`` (the last reply reaching
-    the client).
+    the client), and ``kernel_s_Q`` for every shard Q: its own time in its
+    supersteps' kernels (``kernel_s`` of the records is shard 0's alone), so
+    the shards' load balance shows.
     """
 
     def __init__(self, algorithm, ids, columns, *, vertex_columns=(), missing=None,

@@ -219,7 +219,7 @@ def run_job(worker, shard, *, job, placement, run, part, max_supersteps, timeout
             profiled = config.profile_supersteps
         reply = {"status": "OK", "records": pickle.dumps(out[0], protocol=5), "phases": out[1]}
         if profiled:  # where the launch goes: handler entry, loop thread, reply
-            reply["clock"] = {"in": t_in, "thread": t_thread, "loop_end": t_thread + sum(out[1].values()),
+            reply["clock"] = {"in": t_in, "thread": t_thread, "loop_end": t_thread + _spent(out[1]),
                               "out": time.perf_counter()}
     except Cancelled:
         reply = {"status": "cancelled"}
@@ -429,6 +429,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     records = []
     feed = _live(worker).setdefault(run, []) if live and q == 0 else None
     step = 0
+    busy = 0.0  # profiling: this shard's own time in its kernels (the load balance across shards)
     last, c_last = time.perf_counter(), startup_seconds()
     while not program.converged(report, step):
         if max_supersteps is not None and step >= max_supersteps:
@@ -438,6 +439,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
         if share is not None:  # levels run on every shard at once, meeting on the devices
             batch = program.run_steps(shard, state, ctx, (1 << 30) if max_supersteps is None else max_supersteps - step)
         if batch:
+            busy += sum(got.get("kernel_s", 0.0) for got, _ in batch)
             for got, seconds in batch:
                 if q == 0:
                     records.append({"superstep": step, **got, "bytes_exchanged": 0, "time_s": seconds,
@@ -450,8 +452,11 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
             if run in box.cancelled:
                 raise Cancelled(run)
             continue
+        t_go = profile()
         mine = program.superstep(shard, state, ctx)
         t_kernel = profile()
+        if t_kernel is not None:
+            busy += t_kernel - t_go
         contributions = exchange(mine, step)
         t_exchange = profile()
         report = program.receive(shard, state, contributions, ctx)
@@ -500,7 +505,15 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     # each phase without the start-up spent in it (kernels loaded or compiled), which is a phase of its own
     phases = {"init_s": (t_init - t_start) - (c_init - c_start), "loop_s": (t_loop - t_init) - (c_loop - c_init),
               "final_s": (t_end - t_loop) - (c_end - c_loop), "startup_s": c_end - c_start}
+    if config.profile_supersteps:
+        phases["kernel_s"] = busy
     return records, phases
+
+
+def _spent(phases):
+    """A shard's seconds in its loop: its phases' sum (``kernel_s``, the kernels' part of the
+    supersteps when profiling, is within ``loop_s``)."""
+    return sum(v for k, v in phases.items() if k != "kernel_s")
 
 
 def _range_bounds(shard):
@@ -692,11 +705,14 @@ def _run_spmd(program, PG, schedule, *, on_step, max_supersteps, timeout, poll, 
     records, phases = summaries[0]
     t_done = time.perf_counter()
     split = {k: phases.pop(k) for k in list(phases) if k.startswith("launch_")}  # profiling: see _launch_direct
+    for q, (_, theirs) in enumerate(summaries):  # profiling: each shard's own time in its kernels
+        if "kernel_s" in theirs:
+            split[f"kernel_s_{q}"] = theirs.pop("kernel_s")
     worst = {k: max(s[1][k] for s in summaries) for k in phases}
     # launch: the wall time from submit to the last reply less the busiest worker's own time.  (Not
     # less the sum of each phase's worst, whose parts can come from different workers and add up to
     # more than any one of them spent: that gave negative launch times.)
-    busiest = max(sum(s[1].values()) for s in summaries)
+    busiest = max(_spent(s[1]) for s in summaries)
     timing = {"launch_s": max(0.0, (t_done - t_submit) - busiest), "submit_s": t_submit - t_begin, **worst, **split}
     for record in records:
         record["transport"] = transport

@@ -6,7 +6,7 @@ beside this module: the same multiset per row (every stored out-arc, an undirect
 twice, a directed graph's in-arcs too), the most frequent label, the smallest on a tie, so the
 same labels as the vectorized step, bit for bit, with no sort of the shard's arcs.
 
-The rows are bucketed once a run by their number of entries ``k`` (out- plus, directed,
+The rows are bucketed once a shard (kept between runs) by their number of entries ``k`` (out- plus, directed,
 in-degree), so each size gets the right tool:
 
 - ``k <= 8`` and ``k <= 32``: a group of 8 or 32 lanes a row, an entry a lane: each lane adds up
@@ -50,12 +50,21 @@ def _pow2_at_least(x):
     return p
 
 
+def pow2_at_least(x):
+    """The smallest power of two >= each of ``x`` (int64, all >= 1; exact below 2**53): 2 to the bit
+    length of x - 1.  One vectorized pass: a hub-heavy shard has tens of thousands of such rows."""
+    return np.left_shift(np.int64(1), np.frexp((np.asarray(x, dtype=np.int64) - 1).astype(np.float64))[1]
+                         .astype(np.int64))
+
+
 class Plan:
-    """A shard's rows bucketed by their entries, and the launches of one update (made once a run).
+    """A shard's rows bucketed by their entries, and the launches of one update.
 
     ``indptr``/``indices``: the shard's CSR (local rows, global ids); ``cindptr``/``cindices``: its
     CSC (in-arcs, directed only; None otherwise); local row ``r`` is vertex ``rows[r]``, or
-    ``row_base + r`` when ``rows`` is empty.
+    ``row_base + r`` when ``rows`` is empty.  The buckets depend on the graph alone, so a shard
+    keeps them from run to run (:func:`plan_for`); each run gets its own scratch
+    (:meth:`for_run`), so two runs never share a table.
     """
 
     def __init__(self, indptr, indices, cindptr, cindices, directed, row_base, rows):
@@ -94,15 +103,26 @@ class Plan:
                 grid, shared = nb, slots * size
                 extra = (np.int32(slots), np.uint64(0), np.uint64(0), np.uint64(0))
             else:  # a table a row in global memory: a power of two >= twice the row's entries
-                slots = np.array([_pow2_at_least(2 * int(x)) for x in to_numpy(k[bucket])], dtype=np.int64)
+                slots = pow2_at_least(2 * to_numpy(k[bucket]).astype(np.int64))
                 toff = np.zeros(nb + 1, dtype=np.int64)
                 np.cumsum(slots, out=toff[1:])
-                total = int(toff[-1])
-                extra = (np.int32(0), xp.asarray(toff), xp.empty(total, dtype=self.vdt),
-                         xp.empty(total, dtype=np.uint32))
+                extra = (np.int32(0), xp.asarray(toff), int(toff[-1]))  # the scratch's size: for_run
                 grid, shared = nb, 0
             self.launches.append((name, bucket, nb, grid, shared, extra))
-        self.counters = xp.zeros(1, dtype=np.uint64)
+        self.counters = None
+
+    def for_run(self):
+        """A plan with these buckets and scratch of its own (the global tables, the changed count)."""
+        run = object.__new__(Plan)
+        run.__dict__.update(self.__dict__)
+        run.launches = []
+        for name, bucket, nb, grid, shared, extra in self.launches:
+            if name == "table_global":
+                _, toff, total = extra
+                extra = (np.int32(0), toff, self.xp.empty(total, dtype=self.vdt), self.xp.empty(total, dtype=np.uint32))
+            run.launches.append((name, bucket, nb, grid, shared, extra))
+        run.counters = self.xp.zeros(1, dtype=np.uint64)
+        return run
 
     def step(self, label, out):
         """``out[r]`` = the new label of every row with entries (the others are left as they are);
@@ -116,4 +136,14 @@ class Plan:
         return int(to_numpy(self.counters)[0]) if self.launches else 0
 
 
-__all__ = ["Plan", "WARP_ENTRIES", "WARP_SLOTS", "TABLE_BYTES"]
+def plan_for(shard):
+    """A run's :class:`Plan` for ``shard``: the buckets made once a shard (:meth:`Shard.cached`; on a
+    whole-graph shard, once a graph), the scratch once a run."""
+    def build():
+        cindptr, cindices, _ = shard.csc(edge_ids=False) if shard.directed else (None, None, None)
+        return Plan(shard.indptr, shard.indices, cindptr, cindices, shard.directed, shard.row_base, shard.rows)
+
+    return shard.cached("cdlp-plan", build).for_run()
+
+
+__all__ = ["Plan", "plan_for", "WARP_ENTRIES", "WARP_SLOTS", "TABLE_BYTES"]

@@ -152,10 +152,8 @@ class CDLP(Program):
         if impl.startswith("gpu"):
             from . import gpu as gpu_cdlp  # noqa: PLC0415
 
-            cindptr, cindices, _ = shard.csc(edge_ids=False) if shard.directed else (None, None, None)
-            plan = gpu_cdlp.Plan(shard.indptr, shard.indices, cindptr, cindices, shard.directed, shard.row_base,
-                                 shard.rows)
-            return {"impl": impl, "label": xp.arange(shard.n, dtype=vdt), "plan": plan, "owned": shard.global_rows()}
+            return {"impl": impl, "label": xp.arange(shard.n, dtype=vdt), "plan": gpu_cdlp.plan_for(shard),
+                    "owned": shard.global_rows()}
         if impl != "generic":
             cindptr, cindices, _ = shard.csc(edge_ids=False) if shard.directed else (shard.indptr, shard.indices, None)
             # a bound on any row's count, from the degrees (no pass over the arcs): out-degree, twice
