@@ -226,6 +226,8 @@ def test_cdlp_every_bucket(directed, monkeypatch):
 
     monkeypatch.setattr(gpu, "WARP_ENTRIES", 40)
     monkeypatch.setattr(gpu, "TABLE_BYTES", 8 * 256)  # rows of more than 64 entries: global tables
+    monkeypatch.setattr(gpu, "HUB_SEGMENT", 100)  # a hub's entries over many blocks (the last one partial)
+    monkeypatch.setattr(gpu, "HUB_SLOTS_SEGMENT", 300)  # and its table's slots
     rng = np.random.default_rng(7)
     mids = np.repeat(np.arange(3000, 3050), 50)  # rows of 50 entries: a block's shared table
     src = np.concatenate([rng.integers(0, 3000, 20000), mids, np.zeros(5000, dtype=np.int64), np.arange(50)])
@@ -241,11 +243,13 @@ def test_cdlp_every_bucket(directed, monkeypatch):
         plan = gpu.Plan(sh.indptr, sh.indices, c[0], c[1], directed, 0, sh.rows)
         kinds = {name for name, *_ in plan.launches}
         assert {"small8", "small32", "table_block", "table_global"} <= kinds
+        hubs = next(launch for launch in plan.launches if launch[0] == "table_global")
+        assert hubs[3] > hubs[2] and len(hubs[5][6]) > hubs[2]  # more blocks than hub rows: rows cut up
         one, two = gpu.plan_for(sh), gpu.plan_for(sh)  # buckets once a graph, scratch once a run
         assert [b for _, b, *_ in one.launches] == [b for _, b, *_ in two.launches]
         assert all(x[1] is y[1] for x, y in zip(one.launches, two.launches))
         glob = [(x[5], y[5]) for x, y in zip(one.launches, two.launches) if x[0] == "table_global"]
-        assert glob and all(a[2] is not b[2] and a[3] is not b[3] for a, b in glob)
+        assert glob and all(all(x is not y for x, y in zip(a[-4:], b[-4:])) for a, b in glob)  # the scratch
         assert one.counters is not two.counters
         for it in (1, 5):
             ref = dgraph.cdlp(G, iterations=it, kernels="generic")

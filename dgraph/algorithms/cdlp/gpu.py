@@ -13,10 +13,12 @@ in-degree), so each size gets the right tool:
   the weights of its label over the group with shuffles, a shuffle tree keeps the best;
 - ``k <= WARP_ENTRIES``: a warp a row, the labels counted in a hash table in shared memory;
 - ``k <=`` what a block's shared memory holds (:data:`TABLE_BYTES`): a block a row, one table;
-- longer rows (hubs): a block a row with its table in global scratch, sized once.
+- longer rows (hubs): their entries cut into segments of :data:`HUB_SEGMENT`, a block each, all
+  adding into the row's table in global scratch (sized once); then a block each segment of
+  :data:`HUB_SLOTS_SEGMENT` slots finds its best, and a thread a row the best of those.
 
 Rows without entries are in no bucket: they keep their label (the caller's output already holds
-it).  A superstep is at most five launches and one read of the changed count.
+it).  A superstep is at most seven launches, two fills and one read of the changed count.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ WARP_ENTRIES = 128
 WARP_SLOTS = 256
 #: the most shared memory a block's table may take (bytes); longer rows count in global memory
 TABLE_BYTES = 40 * 1024
+#: a hub row's entries a block (each block of the row adds into its one table in global memory)
+HUB_SEGMENT = 1 << 14
+#: a hub row's table slots a block, when the best slot is found
+HUB_SLOTS_SEGMENT = 1 << 16
 
 
 def kernel(name, dtype):
@@ -97,17 +103,22 @@ class Plan:
                 grid, shared, extra = -(-nb * 32 // BLOCK), 0, ()
             elif name == "table_warp":
                 grid, shared = -(-nb // WARPS), WARPS * WARP_SLOTS * size
-                extra = (np.int32(WARP_SLOTS), np.uint64(0), np.uint64(0), np.uint64(0))
+                extra = (np.int32(WARP_SLOTS),)
             elif name == "table_block":
                 slots = _pow2_at_least(2 * int(k[bucket].max()))
                 grid, shared = nb, slots * size
-                extra = (np.int32(slots), np.uint64(0), np.uint64(0), np.uint64(0))
+                extra = (np.int32(slots),)
             else:  # a table a row in global memory: a power of two >= twice the row's entries
-                slots = pow2_at_least(2 * to_numpy(k[bucket]).astype(np.int64))
+                kk = to_numpy(k[bucket]).astype(np.int64)
+                slots = pow2_at_least(2 * kk)
                 toff = np.zeros(nb + 1, dtype=np.int64)
                 np.cumsum(slots, out=toff[1:])
-                extra = (np.int32(0), xp.asarray(toff), int(toff[-1]))  # the scratch's size: for_run
-                grid, shared = nb, 0
+                seg_row, seg_lo, _ = _segments(kk, HUB_SEGMENT)  # hub_insert's blocks
+                tseg_row, tseg_lo, tfirst = _segments(slots, HUB_SLOTS_SEGMENT)  # hub_best's
+                # the scratch's size (made by for_run), the segments of the entries and of the tables
+                extra = (xp.asarray(toff), int(toff[-1]), HUB_SEGMENT, xp.asarray(seg_row), xp.asarray(seg_lo),
+                         HUB_SLOTS_SEGMENT, xp.asarray(tseg_row), xp.asarray(tseg_lo), xp.asarray(tfirst))
+                grid, shared = len(seg_row), 0
             self.launches.append((name, bucket, nb, grid, shared, extra))
         self.counters = None
 
@@ -117,9 +128,10 @@ class Plan:
         run.__dict__.update(self.__dict__)
         run.launches = []
         for name, bucket, nb, grid, shared, extra in self.launches:
-            if name == "table_global":
-                _, toff, total = extra
-                extra = (np.int32(0), toff, self.xp.empty(total, dtype=self.vdt), self.xp.empty(total, dtype=np.uint32))
+            if name == "table_global":  # + the tables' keys and weights, each table segment's best
+                nts = len(extra[6])
+                extra = extra + (self.xp.empty(extra[1], dtype=self.vdt), self.xp.empty(extra[1], dtype=np.uint32),
+                                 self.xp.empty(nts, dtype=np.int64), self.xp.empty(nts, dtype=self.vdt))
             run.launches.append((name, bucket, nb, grid, shared, extra))
         run.counters = self.xp.zeros(1, dtype=np.uint64)
         return run
@@ -131,9 +143,40 @@ class Plan:
         head = (self.indptr, self.indices, self.cindptr, self.cindices, np.int32(self.directed),
                 np.int64(self.row_base), self.rows, np.int32(len(self.rows) > 0))
         for name, bucket, nb, grid, shared, extra in self.launches:
+            if name == "table_global":
+                self._hubs(head, bucket, nb, grid, extra, label, out)
+                continue
             kernel(name, self.vdt)((grid,), (BLOCK,), head + (bucket, np.int64(nb)) + extra +
                                    (label, out, self.counters), shared_mem=shared)
         return int(to_numpy(self.counters)[0]) if self.launches else 0
+
+    def _hubs(self, head, bucket, nb, grid, extra, label, out):
+        """The hub rows' update: their tables emptied (keys -1: every byte 0xff; weights 0), every
+        segment's inserts, then a block a row for the best."""
+        import cupy as cp  # noqa: PLC0415
+
+        toff, _, seg, seg_row, seg_lo, tseg, tseg_row, tseg_lo, tfirst, gkeys, gcnt, seg_c, seg_l = extra
+        stream = cp.cuda.get_current_stream().ptr
+        cp.cuda.runtime.memsetAsync(gkeys.data.ptr, 0xFF, gkeys.nbytes, stream)
+        cp.cuda.runtime.memsetAsync(gcnt.data.ptr, 0, gcnt.nbytes, stream)
+        kernel("hub_insert", self.vdt)((grid,), (BLOCK,), head + (bucket, seg_row, seg_lo, np.int64(seg), toff, gkeys,
+                                                                 gcnt, label))
+        kernel("hub_best", self.vdt)((len(tseg_row),), (BLOCK,), (tseg_row, tseg_lo, np.int64(tseg), toff, gkeys, gcnt,
+                                                                  seg_c, seg_l))
+        kernel("hub_finish", self.vdt)((-(-nb // BLOCK),), (BLOCK,), (
+            self.rows, np.int32(len(self.rows) > 0), np.int64(self.row_base), bucket, np.int64(nb), tfirst, seg_c,
+            seg_l, label, out, self.counters))
+
+
+def _segments(sizes, seg):
+    """Items 0 .. sizes[i] of every row i cut into segments of ``seg``: each segment's row and first
+    item, and each row's first segment (len(sizes) + 1 offsets)."""
+    count = -(-np.asarray(sizes, dtype=np.int64) // seg)
+    first = np.zeros(len(count) + 1, dtype=np.int64)
+    np.cumsum(count, out=first[1:])
+    row = np.repeat(np.arange(len(count), dtype=np.int64), count)
+    lo = (np.arange(len(row), dtype=np.int64) - first[row]) * seg
+    return row, lo, first
 
 
 def plan_for(shard):
