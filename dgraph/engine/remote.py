@@ -33,6 +33,7 @@ class RemoteColumns:
         self.ids = ids
         self.vertex_columns = tuple(vertex_columns)
         self.backend = backend  # 'cupy': fetch() tries CUDA IPC first (engine/ipc.py)
+        self.tallies = None  # the program's counts about the parts (Program.tally), where the run sent them
 
     def futures(self):
         if self._futures is None:

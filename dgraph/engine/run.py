@@ -171,6 +171,7 @@ def _run(make_program, G, backend, executor, exchange, fanout, transport, on_ste
             remote = RemoteColumns(G.client, futures, replicated=program.replicated_result, plan=G.plan,
                                    workers=list(G.workers), ids=G.ids, vertex_columns=vertex_columns,
                                    on_lost=G.suspect_loss, backend=G.backend)
+            remote.tallies = getattr(fetch, "tallies", None) if results is None else None  # Program.tally, summed
             columns = remote.fetch
         else:
             columns = results[0] if program.replicated_result else _assemble(G, results)

@@ -217,7 +217,7 @@ def run_job(worker, shard, *, job, placement, run, part, max_supersteps, timeout
             out = _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout,
                              nccl_uid, live)
             profiled = config.profile_supersteps
-        reply = {"status": "OK", "records": pickle.dumps(out[0], protocol=5), "phases": out[1]}
+        reply = {"status": "OK", "records": pickle.dumps(out[0], protocol=5), "phases": out[1], "tallies": out[2]}
         if profiled:  # where the launch goes: handler entry, loop thread, reply
             reply["clock"] = {"in": t_in, "thread": t_thread, "loop_end": t_thread + _spent(out[1]),
                               "out": time.perf_counter()}
@@ -492,8 +492,10 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
                 program.final_receive(shard, state, everyone)
         else:
             program.final_receive(shard, state, exchange(final, "final"))
+    tallies = {}
     if q == 0 or not program.replicated_result:
         result = program.finish(shard, state)
+        tallies = program.tally(shard, state, result)
         if shard.backend == "cupy":  # done means the results are made: the last kernels and the final
             shard.xp.cuda.get_current_stream().synchronize()  # reduction count in the run's time
         _results(worker)[(run, q)] = result
@@ -507,7 +509,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
               "final_s": (t_end - t_loop) - (c_end - c_loop), "startup_s": c_end - c_start}
     if config.profile_supersteps:
         phases["kernel_s"] = busy
-    return records, phases
+    return records, phases, tallies
 
 
 def _spent(phases):
@@ -901,6 +903,7 @@ def _direct_outcome(client, placement, parts, run, uid, replies, seen_lost, firs
         what = f"{r['type']}: {r['message']}" if isinstance(r, dict) and "type" in r else f"{type(r).__name__}: {r}"
         raise ExecutorError(f"spmd run failed on partition {q} (worker {placement[q]}): {what}")
     summaries = [(pickle.loads(r["records"]), r["phases"]) for r in replies]
+    fetch = _DirectResults(client, placement, run, parts, _summed([r.get("tallies") or {} for r in replies]))
     if all("clock" in r for r in replies):  # profiling: the launch split (one host's clock), on shard 0's phases
         t_done, clocks = time.perf_counter(), [r["clock"] for r in replies]
         summaries[0][1].update(
@@ -908,7 +911,7 @@ def _direct_outcome(client, placement, parts, run, uid, replies, seen_lost, firs
             launch_dispatch_s=max(c["thread"] - c["in"] for c in clocks),
             launch_return_s=max(c["out"] - c["loop_end"] for c in clocks),
             launch_reply_s=t_done - max(c["out"] for c in clocks))
-    return _DirectResults(client, placement, run, parts), summaries, t_submit
+    return fetch, summaries, t_submit
 
 
 #: after one shard of a direct run failed, seconds the others get to answer the cancellation
@@ -1021,8 +1024,9 @@ class _DirectResults:
     """A direct run's results, left in its workers' stashes: ``()`` makes them Dask futures there
     (one small task per part, no data through the client); dropped there if never asked for."""
 
-    def __init__(self, client, placement, run, parts):
+    def __init__(self, client, placement, run, parts, tallies=None):
         self.client, self.placement, self.run, self.parts = client, placement, run, parts
+        self.tallies = tallies or {}  # Program.tally over the shards
         self._finalizer = weakref.finalize(self, _forget, client, sorted({placement[q] for q in parts}), run)
 
     def __call__(self):
@@ -1030,6 +1034,25 @@ class _DirectResults:
                                       key=f"dgraph-result-p{q}-{self.run}") for q in self.parts]
         self._finalizer.detach()
         return futures
+
+
+class _Claimed:
+    """A task launch's results: Dask futures already, and the shards' summed tallies."""
+
+    def __init__(self, futures, tallies):
+        self.futures, self.tallies = futures, tallies
+
+    def __call__(self):
+        return self.futures
+
+
+def _summed(tallies):
+    """The shards' :meth:`Program.tally` dicts, summed name by name."""
+    out = {}
+    for t in tallies:
+        for k, v in t.items():
+            out[k] = out.get(k, 0) + int(v)
+    return out
 
 
 def _claim_result(run, q):
@@ -1114,8 +1137,11 @@ def _launch_tasks(client, PG, parts, poll, program, schedule, placement, run, ma
                 break
         summaries = client.gather(futures)
         ok = True
+        tallies = _summed([s[2] for s in summaries])
+        summaries = [s[:2] for s in summaries]
     finally:
         if not ok:  # stop the other tasks, drop what they left in the mailboxes and result stashes
             client.cancel([f for f in futures if not f.done()] + results)
             _drop_everywhere(client, run)
-    return (lambda: results), summaries, t_submit
+    fetch = _Claimed(results, tallies)
+    return fetch, summaries, t_submit

@@ -248,13 +248,18 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
 
 def _remote_orphans(r):
     """:func:`_orphans` of a result left on the Dask workers, counted where each part is (nothing
-    moves but the counts; its time is added to ``r.run_time`` and kept as ``r.phases["check_s"]``):
-    when it is 0 the result needs no hop pass and stays on the workers, so ``to_pandas()`` only
-    reads it and ``to_dask()`` makes its partitions where they are.  None when the count could not
-    be made (a worker holding a part is gone, or the task failed): the check then runs when the
-    result is read, as it did before, and that read reports a lost worker."""
+    moves but the counts): when it is 0 the result needs no hop pass and stays on the workers, so
+    ``to_pandas()`` only reads it and ``to_dask()`` makes its partitions where they are.  An spmd run
+    counts them as its shards finish (:meth:`SSSP.tally`, in its ``final_s``); after a ``tasks`` run
+    a task on every worker counts them, its time added to ``r.run_time`` and kept as
+    ``r.phases["check_s"]``.  None when the count could not be made (a worker holding a part is
+    gone, or the task failed): the check then runs when the result is read, as it did before, and
+    that read reports a lost worker."""
     from ...engine.faults import gather_or_lost, wait_or_lost  # noqa: PLC0415
 
+    tallies = getattr(r._remote, "tallies", None) or {}
+    if "orphans" in tallies:
+        return tallies["orphans"]
     t = time.perf_counter()
     remote = r._remote
     where = []

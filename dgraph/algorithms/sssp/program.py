@@ -303,6 +303,13 @@ class SSSP(Program):
             scatter_min(st.parents, to_backend(c.arrays["v"], xp),
                         to_backend(c.arrays["u"], xp).astype(st.parents.dtype, copy=False))
 
+    def tally(self, shard, st, result):
+        """The reached vertices of this shard's part without a parent (:func:`dgraph.algorithms.sssp._orphans`):
+        where the shards count them in the run, no task on every worker checks them after it."""
+        from . import _orphans  # noqa: PLC0415
+
+        return {"orphans": int(_orphans(result))}
+
     def finish(self, shard, st):
         xp = shard.xp
         if st.parents is None:  # one shard: every edge is here
