@@ -419,3 +419,26 @@ def test_gpu_table_sizes_are_the_powers_of_two_the_loop_gave():
     xs = np.concatenate([np.arange(1, 5000), 2 ** np.arange(0, 52), 2 ** np.arange(1, 52) + 1,
                          2 ** np.arange(2, 52) - 1]).astype(np.int64)
     assert pow2_at_least(xs).tolist() == [_pow2_at_least(int(x)) for x in xs]
+
+
+def test_graphs_and_shards_pickle_without_what_runs_cached_on_them():
+    """A GPU run keeps CDLP's plan (and BFS its peer memory) on the graph or shard; pickling either
+    (a user saving a graph, Dask moving a shard) leaves the cache behind, to be made again there."""
+    import pickle
+
+    from dgraph.algorithms.cdlp.gpu import Plan
+    from dgraph.partition.shard import whole_graph_shard
+
+    G = dgraph.from_edges(np.concatenate([np.zeros(3000, dtype=np.int64), np.arange(1, 60)]),
+                          np.concatenate([np.arange(1, 3001), np.arange(2, 61)]))
+    sh = whole_graph_shard(G)
+    plan = sh.cached("cdlp-plan", lambda: Plan(sh.indptr, sh.indices, None, None, False, 0, sh.rows))
+    assert any(name == "table_global" for name, *_ in plan.launches)  # the hub's offsets, on numpy here
+    assert pickle.loads(pickle.dumps(plan)).launches[0][0] == plan.launches[0][0]
+    H = pickle.loads(pickle.dumps(G))
+    assert H.memo("cdlp-plan", None) is None and G.memo("cdlp-plan", None) is plan
+    assert H.indptr.tolist() == G.indptr.tolist()
+    part = G.partition(2, client=False).local_shards()[0]
+    part.cached("thing", lambda: (lambda: None))  # a lambda: does not pickle
+    back = pickle.loads(pickle.dumps(part))
+    assert back.cached("thing", None) is None and back.num_rows == part.num_rows

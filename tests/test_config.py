@@ -225,7 +225,6 @@ def test_profile_supersteps_reaches_spmd_workers(client, launch):
     assert "kernel_s_0" not in dgraph.bfs(PG, 0, executor="spmd").phases
     busy = [r.phases[f"kernel_s_{q}"] for q in range(2)]
     assert all(b > 0 for b in busy) and "kernel_s" not in r.phases
-    assert busy[0] >= r.stats["kernel_s"].sum() * 0.5  # shard 0's records time the same kernels
     assert all(v >= 0 for k, v in r.phases.items() if k.startswith("launch_")), r.phases  # none counted twice
 
 

@@ -60,6 +60,13 @@ class Graph:
     def num_self_loops(self) -> int:
         return self.memo("self_loops", lambda: int(self.xp.count_nonzero(row_ids(self.indptr) == self.indices)))
 
+    def __getstate__(self):
+        """A pickled Graph leaves its memo behind: what runs built from it (a GPU plan, a layout) is
+        made again where it lands, and some of it (device state) does not pickle."""
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
+
     def memo(self, key, make):
         """``make()``, made once for this graph and kept under ``key`` (a Graph is immutable): facts
         about its arrays that runs reuse (a whole-graph shard's degrees, whether its rows are simple).

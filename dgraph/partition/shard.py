@@ -143,6 +143,14 @@ class Shard:
             self._csc = self._graph.csc()
         return self._csc if edge_ids else (self._csc[0], self._csc[1], None)
 
+    def __getstate__(self):
+        """A pickled Shard (Dask moving or spilling it) leaves its cache behind (see :meth:`cached`):
+        it is made again where the shard lands, and some of it (peer memory mapped from other
+        processes) means nothing there."""
+        state = dict(self.__dict__)
+        state.pop("_shard_cache", None)
+        return state
+
     def cached(self, key, build):
         """What ``build()`` makes from this shard's graph, built once and kept under ``key`` (None for
         ``build``: only look it up).  Kept on the Graph a whole-graph shard views (:meth:`Graph.memo`),

@@ -73,8 +73,12 @@ class Plan:
     (:meth:`for_run`), so two runs never share a table.
     """
 
+    @property
+    def xp(self):
+        return array_module(self.indices)
+
     def __init__(self, indptr, indices, cindptr, cindices, directed, row_base, rows):
-        xp = self.xp = array_module(indices)
+        xp = array_module(indices)
         self.directed = bool(directed)
         self.indptr, self.indices = indptr, indices
         self.cindptr = cindptr if self.directed else indptr
