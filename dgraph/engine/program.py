@@ -122,6 +122,16 @@ class Program:
 
     def tally(self, shard, state, result) -> dict:
         """Counts about this shard's part of the finished ``result`` ({name: int}), summed over the
-        shards and handed to the client with the run's end where the executor can (spmd): what a
-        caller would otherwise learn by a task on every worker after the run.  None of them: {}."""
+        shards and handed to the client with the run's end (spmd: in each shard's reply; ``tasks``:
+        with each shard's "done" or "made" event), kept as the result's ``RemoteColumns.tallies``:
+        what a caller would otherwise learn by a task on every worker after the run.  None: {}."""
         return {}
+
+
+def sum_tallies(tallies):
+    """The shards' :meth:`Program.tally` dicts, summed name by name."""
+    out = {}
+    for t in tallies:
+        for k, v in t.items():
+            out[k] = out.get(k, 0) + int(v)
+    return out

@@ -48,8 +48,8 @@ class Result:
     (the supersteps), ``final_s`` (the final exchange and the results; on GPUs
     until the devices have made them: a run is done when its results are) and
     ``launch_s`` (the rest: Dask starting the tasks and reporting their end);
-    SSSP under ``tasks`` adds ``check_s`` (its parents checked on the workers after the run;
-    spmd counts them as the shards finish, within ``final_s``);
+    SSSP on Dask may add ``check_s`` (its parents checked by a task on every worker after the
+    run, where the shards' own counts did not all reach the client);
     the worker phases are the slowest worker's.  A direct spmd run under
     ``dgraph.config.profile_supersteps`` also splits the launch (the host's
     clock, so only with the client on the workers' host): ``launch_request_s``

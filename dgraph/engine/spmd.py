@@ -65,7 +65,7 @@ import weakref
 from ..config import config
 from ..errors import ExecutorError, InputError, WorkerLostError
 from . import faults, health
-from .program import Contribution, StepContext
+from .program import Contribution, StepContext, sum_tallies
 
 #: how a run may start (``dgraph.config.spmd_launch``; the module docstring says what each is)
 LAUNCHES = ("lane", "direct", "task")
@@ -903,7 +903,7 @@ def _direct_outcome(client, placement, parts, run, uid, replies, seen_lost, firs
         what = f"{r['type']}: {r['message']}" if isinstance(r, dict) and "type" in r else f"{type(r).__name__}: {r}"
         raise ExecutorError(f"spmd run failed on partition {q} (worker {placement[q]}): {what}")
     summaries = [(pickle.loads(r["records"]), r["phases"]) for r in replies]
-    fetch = _DirectResults(client, placement, run, parts, _summed([r.get("tallies") or {} for r in replies]))
+    fetch = _DirectResults(client, placement, run, parts, sum_tallies([r.get("tallies") or {} for r in replies]))
     if all("clock" in r for r in replies):  # profiling: the launch split (one host's clock), on shard 0's phases
         t_done, clocks = time.perf_counter(), [r["clock"] for r in replies]
         summaries[0][1].update(
@@ -1046,15 +1046,6 @@ class _Claimed:
         return self.futures
 
 
-def _summed(tallies):
-    """The shards' :meth:`Program.tally` dicts, summed name by name."""
-    out = {}
-    for t in tallies:
-        for k, v in t.items():
-            out[k] = out.get(k, 0) + int(v)
-    return out
-
-
 def _claim_result(run, q):
     """The result a direct spmd run left on this worker for part ``q``: a Dask-held value from here on."""
     from distributed import get_worker  # noqa: PLC0415
@@ -1137,7 +1128,7 @@ def _launch_tasks(client, PG, parts, poll, program, schedule, placement, run, ma
                 break
         summaries = client.gather(futures)
         ok = True
-        tallies = _summed([s[2] for s in summaries])
+        tallies = sum_tallies([s[2] for s in summaries])
         summaries = [s[:2] for s in summaries]
     finally:
         if not ok:  # stop the other tasks, drop what they left in the mailboxes and result stashes

@@ -51,7 +51,8 @@ run ``dask.order`` on it in a thread of its own.  A result's "done" report
 comes from the task that made it (shard 0's), and, for a result that is not
 replicated, each other shard's task sends a "made" event as it makes its
 part: the client does not then wait for the scheduler to say the results
-are in memory.
+are in memory.  Both carry the shard's ``Program.tally`` of its part (SSSP's
+count of reached vertices without a parent), so no check task follows.
 
 Short superstep tasks run on the worker's event loop (an ``async`` task:
 no hand-off to the worker's thread and back, about a millisecond on a
@@ -96,7 +97,7 @@ from ..config import config
 from ..errors import WorkerLostError
 from . import health
 from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, worker_lost
-from .program import StepContext
+from .program import StepContext, sum_tallies
 
 #: the Dask event topic that carries the supersteps' reports to the client
 TOPIC = "dgraph-superstep"
@@ -182,9 +183,10 @@ async def _run(worker, inline, token, part, step, receive_only, mine, received):
         raise
     if part == 0:  # what happened, to the client, without a request (a Dask event)
         worker.log_event(TOPIC, {"run": token, "step": step, "kind": out["kind"],
-                                 "report": pickle.dumps(out["report"])})
+                                 "report": pickle.dumps(out["report"]), "tally": out.get("tally")})
     elif out["kind"] == "done" and out.get("waited"):  # this shard's part of the result is made (None too)
-        worker.log_event(TOPIC, {"run": token, "step": step, "kind": "made", "report": b"", "part": part})
+        worker.log_event(TOPIC, {"run": token, "step": step, "kind": "made", "report": b"", "part": part,
+                                 "tally": out.get("tally")})
     return out
 
 
@@ -233,9 +235,11 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
                 if contributions[part] is not None:
                     program.final_receive(shard, state, contributions)
                 result = program.finish(shard, state)
-            # "waited": the client waits for this shard's "made" event (a result that is not replicated)
+            # "waited": the client waits for this shard's "made" event (a result that is not replicated);
+            # "tally": Program.tally of the part, to the client with that event
             return {"kind": "done", "report": report, "parts": None, "result": result,
-                    "waited": not program.replicated_result}
+                    "waited": not program.replicated_result,
+                    "tally": program.tally(shard, state, result) if result is not None else {}}
         from ..exchange import bytes_moved  # noqa: PLC0415
 
         report = program.receive(shard, state, contributions, StepContext(step - 1, report, p))
@@ -332,8 +336,11 @@ class _Inbox:
         self.queue = queue.Queue()
         self.reports = {}
         self.made = queue.Queue()  # (kind, part): "made" and "error" events, for the end of the run
+        self.tallies = {}  # part -> Program.tally of its result, from its "done" (0) or "made" event
 
     def event(self, msg):
+        if msg["kind"] in ("done", "made") and msg.get("tally") is not None:  # before the wait hears of it
+            self.tallies[msg.get("part", 0)] = msg["tally"]
         if msg["kind"] != "made":
             self.queue.put((msg["step"], msg["kind"], msg["report"]))
         if msg["kind"] in ("made", "error"):
@@ -628,6 +635,10 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
         links = []
         if not program.replicated_result:  # every shard's result; they stay on the workers until read
             _wait_made(client, inbox, results, workers, what)
+        # the shards' tallies, summed: only when every part's came (a part counted made by its future's
+        # status, its event missed, has none)
+        tallies = [inbox.tallies.get(q) for q in qs]
+        tallies = None if any(t is None for t in tallies) else sum_tallies(tallies)
         # the "done" report came from shard 0's task as it returned its result, and the others' "made"
         # events from theirs: no wait for the scheduler to say so too (a worker lost since then is
         # noticed when the result is read)
@@ -636,15 +647,16 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
         _close_inbox(client, token)
         if not ok:  # drop every shard's state of this run (in the background: a worker may be dead)
             run_quietly(client, _forget, token=token)
-    return _Results(client, results, [workers[q] for q in qs], name, token), records
+    return _Results(client, results, [workers[q] for q in qs], name, token, tallies), records
 
 
 class _Results:
     """The "done" tasks' futures; ``()`` -> futures of their columns (one small task each, on the worker
     that holds it, when the result is read)."""
 
-    def __init__(self, client, futures, workers, name, token):
+    def __init__(self, client, futures, workers, name, token, tallies=None):
         self.client, self.done, self.workers, self.name, self.token = client, futures, workers, name, token
+        self.tallies = tallies  # Program.tally over the parts, None where one did not come
 
     def __call__(self):
         return [self.client.submit(_columns, f, workers=[w], allow_other_workers=False, pure=False,

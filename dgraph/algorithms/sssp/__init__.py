@@ -249,10 +249,10 @@ def sssp(G, source, *, delta=None, backend=None, executor=None, exchange="butter
 def _remote_orphans(r):
     """:func:`_orphans` of a result left on the Dask workers, counted where each part is (nothing
     moves but the counts): when it is 0 the result needs no hop pass and stays on the workers, so
-    ``to_pandas()`` only reads it and ``to_dask()`` makes its partitions where they are.  An spmd run
-    counts them as its shards finish (:meth:`SSSP.tally`, in its ``final_s``); after a ``tasks`` run
-    a task on every worker counts them, its time added to ``r.run_time`` and kept as
-    ``r.phases["check_s"]``.  None when the count could not be made (a worker holding a part is
+    ``to_pandas()`` only reads it and ``to_dask()`` makes its partitions where they are.  The shards
+    count them as they finish (:meth:`SSSP.tally`: spmd, and ``tasks`` when every shard's count came
+    with its event); otherwise a task on every worker counts them after the run, its time added to
+    ``r.run_time`` and kept as ``r.phases["check_s"]``.  None when the count could not be made (a worker holding a part is
     gone, or the task failed): the check then runs when the result is read, as it did before, and
     that read reports a lost worker."""
     from ...engine.faults import gather_or_lost, wait_or_lost  # noqa: PLC0415
