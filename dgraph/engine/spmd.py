@@ -355,9 +355,10 @@ def send_messages(worker, msgs, run=None):
 
 
 def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps, timeout, nccl_uid, live=False):
-    """One shard's whole BSP loop on its worker; -> (records (shard 0), phases).  The result is left
-    in the worker's stash under (run, part).  With ``live``, shard 0 also puts each record in the
-    run's buffer on its worker as the superstep ends, for the client to fetch (RECORDS)."""
+    """One shard's whole BSP loop on its worker; -> (records (shard 0), phases, the shard's
+    ``Program.tally``).  The result is left in the worker's stash under (run, part).  With ``live``,
+    shard 0 also puts each record in the run's buffer on its worker as the superstep ends, for the
+    client to fetch (RECORDS)."""
     from ..exchange import bytes_moved  # noqa: PLC0415
 
     box = _mailbox(worker)
@@ -484,7 +485,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
         if program.replicated_result:
             transport.reduce_min(dense, root=0)
         else:
-            transport.reduce_min(dense, bounds=_range_bounds(shard))
+            transport.reduce_min(dense, bounds=shard.range_bounds())
     elif final is not None:
         if program.replicated_result:  # only shard 0's result is read: gather there
             everyone = gather(final) if p > 1 else [final]
@@ -516,12 +517,6 @@ def _spent(phases):
     """A shard's seconds in its loop: its phases' sum (``kernel_s``, the kernels' part of the
     supersteps when profiling, is within ``loop_s``)."""
     return sum(v for k, v in phases.items() if k != "kernel_s")
-
-
-def _range_bounds(shard):
-    """Every partition's vertex range as p + 1 offsets, where the shards are ranges; else None."""
-    bounds, order = shard.layout
-    return bounds if (order is None and len(bounds) == shard.num_parts + 1) else None
 
 
 def _results(worker):

@@ -56,6 +56,11 @@ class Shard:
     def contiguous(self) -> bool:
         return len(self.rows) == 0
 
+    def range_bounds(self):
+        """Every partition's vertex range as p + 1 offsets, where the shards are ranges; else None."""
+        bounds, order = self.layout
+        return bounds if (order is None and len(bounds) == self.num_parts + 1) else None
+
     @property
     def num_arcs(self) -> int:
         """The arcs this shard holds, read once (on CuPy a read is a sync; the executors ask each task)."""

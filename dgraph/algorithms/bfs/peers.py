@@ -136,12 +136,11 @@ class PeerMemory:
 def owner_spans(shard):
     """Every shard's owned vertices as 2p int64 words (lo, hi), for ``peers.cu``'s ``spans``: the
     layout's ranges, or [0, n) for every shard where its rows are not ranges."""
-    bounds, order = shard.layout
-    p = shard.num_parts
-    if order is None and len(bounds) == p + 1:
+    bounds = shard.range_bounds()
+    if bounds is not None:
         spans = np.stack([np.asarray(bounds[:-1]), np.asarray(bounds[1:])], axis=1)
     else:
-        spans = np.tile(np.array([0, shard.n]), (p, 1))
+        spans = np.tile(np.array([0, shard.n]), (shard.num_parts, 1))
     return spans.astype(np.int64).ravel()
 
 

@@ -252,9 +252,9 @@ def _remote_orphans(r):
     ``to_pandas()`` only reads it and ``to_dask()`` makes its partitions where they are.  The shards
     count them as they finish (:meth:`SSSP.tally`: spmd, and ``tasks`` when every shard's count came
     with its event); otherwise a task on every worker counts them after the run, its time added to
-    ``r.run_time`` and kept as ``r.phases["check_s"]``.  None when the count could not be made (a worker holding a part is
-    gone, or the task failed): the check then runs when the result is read, as it did before, and
-    that read reports a lost worker."""
+    ``r.run_time`` and kept as ``r.phases["check_s"]``.  None when the count could not be made (a
+    worker holding a part is gone, or the task failed): the check then runs when the result is
+    read, as it did before, and that read reports a lost worker."""
     from ...engine.faults import gather_or_lost, wait_or_lost  # noqa: PLC0415
 
     tallies = getattr(r._remote, "tallies", None) or {}
