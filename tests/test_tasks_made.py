@@ -46,3 +46,35 @@ def test_a_part_with_no_columns_does_not_hang_the_run(client):
     assert "results" in _ends_within(client, _Two(empty_part=-1), 30)  # the ordinary case ends
     box = _ends_within(client, _Two(empty_part=1), 15)
     assert "results" in box, "run_tasks still waiting for part 1's 'made' event after 15 s"
+
+
+def test_a_bfs_finishes_in_the_task_that_receives_its_last_superstep(client, monkeypatch):
+    """BFS sends its final pairs beside a superstep that claimed nothing (``Program.final_ready``):
+    at the end every shard did, so the task that finds the search over also finishes the shard (no
+    "final" level), and the last superstep's record is still there, as the local run's."""
+    from dgraph.engine import tasks
+
+    seen = []
+    event = tasks._Inbox.event
+
+    def spy(self, msg):
+        seen.append((msg["kind"], msg.get("part", 0)))
+        return event(self, msg)
+
+    monkeypatch.setattr(tasks._Inbox, "event", spy)
+    G = dgraph.generate("rmat", scale=9, seed=5)
+    src = int(np.argmax(np.diff(G.indptr)))
+    ref = dgraph.bfs(G, src)
+    for p in (2, 3):
+        seen.clear()
+        r = dgraph.bfs(G.partition(p, client=client), src, executor="tasks")
+        assert r.parent.tolist() == ref.parent.tolist() and r.depth.tolist() == ref.depth.tolist()
+        assert r.stats["frontier"].tolist() == ref.stats["frontier"].tolist()
+        assert ("final", 0) not in seen and ("done", 0) in seen, seen
+        assert sorted(q for k, q in seen if k == "made") == list(range(1, p))
+    # a program whose finals never come early keeps its "final" level: SSSP
+    seen.clear()
+    W = dgraph.generate("rmat", scale=8, seed=5, weighted=True)
+    r = dgraph.sssp(W.partition(2, client=client), 0, executor="tasks")
+    assert r.distance.tolist() == dgraph.sssp(W, 0).distance.tolist()
+    assert ("final", 0) in seen

@@ -120,12 +120,31 @@ class Program:
     def final_receive(self, shard, state, contributions) -> None:
         pass
 
+    def final_ready(self, shard, state, contribution) -> bool:
+        """Whether :meth:`final_contribution` is already what it will be at the end, so an executor
+        may send it with this superstep's ``contribution`` (``tasks``: then the task that finds the
+        run converged can finish too, one dependent task level fewer).  It must hold on every shard
+        in the superstep after which the program converges, or it is of no use.  Default False."""
+        return False
+
     def tally(self, shard, state, result) -> dict:
         """Counts about this shard's part of the finished ``result`` ({name: int}), summed over the
         shards and handed to the client with the run's end (spmd: in each shard's reply; ``tasks``:
         with each shard's "done" or "made" event), kept as the result's ``RemoteColumns.tallies``:
         what a caller would otherwise learn by a task on every worker after the run.  None: {}."""
         return {}
+
+
+@dataclass
+class WithFinal:
+    """A superstep's contribution with the shard's final contribution beside it
+    (:meth:`Program.final_ready`), travelling through the exchange as one part."""
+
+    step: Contribution
+    final: object
+
+    def nbytes(self) -> int:
+        return self.step.nbytes() + (self.final.nbytes() if self.final is not None else 0)
 
 
 def sum_tallies(tallies):

@@ -35,7 +35,12 @@ keeps its own final contribution on its worker and the others send theirs:
 only shard 0 merges and finishes (as ``spmd`` gathers onto shard 0), and no
 final contribution goes to a shard that would not use it (at rmat22 they
 are ~10 MB each).  The run needs no task of its own to start or end, and
-the client no round trip to submit them.  Only contributions travel.
+the client no round trip to submit them.  Only contributions travel.  A
+program whose final contribution is already final after a superstep
+(``Program.final_ready``: BFS, after a superstep that claimed nothing) sends
+it beside that superstep's; when every shard did so in the superstep after
+which it converged, the task that finds it converged finishes the shard
+too, one dependent task level fewer (BFS always, at its end).
 
 The client never waits inside the loop for a superstep it could submit: it
 keeps ``2 * lookahead`` supersteps submitted ahead of the last report it
@@ -97,7 +102,7 @@ from ..config import config
 from ..errors import WorkerLostError
 from . import health
 from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, worker_lost
-from .program import StepContext, sum_tallies
+from .program import StepContext, WithFinal, sum_tallies
 
 #: the Dask event topic that carries the supersteps' reports to the client
 TOPIC = "dgraph-superstep"
@@ -211,6 +216,7 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
     # start-up in the task before (carried in its output) and in this one, until the receive: the
     # superstep the receive reports (see the module docstring)
     spent = (0.0 if step == 0 else mine.get("startup_s", 0.0)) - startup.seconds()
+    finals = None  # every shard's final contribution, where they came with the superstep received
     if step == 0:
         program, schedule, shard, p, settings = mine
         if shard.backend == "numpy" and shard.n:
@@ -228,30 +234,30 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
         contributions = [parts[q] for q in range(p)]
         if mine["kind"] == "final":
             del box[token, part]
-            result = None
-            if part == 0 or not program.replicated_result:  # else nobody reads this shard's result
-                if program.replicated_result:
-                    contributions[part] = held.final  # kept on this worker, not sent
-                if contributions[part] is not None:
-                    program.final_receive(shard, state, contributions)
-                result = program.finish(shard, state)
-            # "waited": the client waits for this shard's "made" event (a result that is not replicated);
-            # "tally": Program.tally of the part, to the client with that event
-            return {"kind": "done", "report": report, "parts": None, "result": result,
-                    "waited": not program.replicated_result,
-                    "tally": program.tally(shard, state, result) if result is not None else {}}
+            return _done(held, part, report, contributions)
         from ..exchange import bytes_moved  # noqa: PLC0415
 
+        if all(isinstance(c, WithFinal) for c in contributions):  # every shard's final came beside
+            finals = [c.final for c in contributions]
+        contributions = [c.step if isinstance(c, WithFinal) else c for c in contributions]
         report = program.receive(shard, state, contributions, StepContext(step - 1, report, p))
+        # the superstep's own bytes, as every executor counts them (the finals are not a superstep's)
         report["bytes_exchanged"] = bytes_moved(held.schedule, [c.nbytes() for c in contributions])
         report["_finished_at"] = time.time()
         report["_startup_s"], spent = spent + startup.seconds(), -startup.seconds()
     if receive_only or program.converged(report, step):
+        if finals is not None:  # the finals came with the last superstep: this task finishes the shard
+            del box[token, part]
+            report["_received"] = True  # the client records this superstep's report from the "done"
+            return _done(held, part, report, finals)
         final = program.final_contribution(shard, state)
         if program.replicated_result and part == 0:  # only shard 0's result is read: the finals go there
             held.final, final = final, None
         return {"kind": "final", "report": report, "parts": {part: final}}
-    parts = {part: program.superstep(shard, state, StepContext(step, report, p))}
+    mine = program.superstep(shard, state, StepContext(step, report, p))
+    if not program.replicated_result and program.final_ready(shard, state, mine):
+        mine = WithFinal(mine, program.final_contribution(shard, state))
+    parts = {part: mine}
     return {"kind": "step", "report": report, "parts": parts, "startup_s": spent + startup.seconds()}
 
 
@@ -298,6 +304,23 @@ async def _select(held, origins):
     """The part of what a sender holds that one transfer forwards (nothing after "done")."""
     parts = held["parts"]
     return {"kind": held["kind"], "parts": None if parts is None else {o: parts[o] for o in origins}}
+
+
+def _done(held, part, report, contributions):
+    """The shard's end: the final contributions received (``contributions``, every shard's), its
+    part of the result made.  "waited": the client waits for this shard's "made" event (a result
+    that is not replicated); "tally": Program.tally of the part, to the client with that event."""
+    program, shard, state = held.program, held.shard, held.state
+    result = None
+    if part == 0 or not program.replicated_result:  # else nobody reads this shard's result
+        if program.replicated_result:
+            contributions[part] = held.final  # kept on this worker, not sent
+        if contributions[part] is not None:
+            program.final_receive(shard, state, contributions)
+        result = program.finish(shard, state)
+    return {"kind": "done", "report": report, "parts": None, "result": result,
+            "waited": not program.replicated_result,
+            "tally": program.tally(shard, state, result) if result is not None else {}}
 
 
 def _merge(*outs):
@@ -618,6 +641,8 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
                 links = []
             kind, rep = next_report(step)
             if kind == "done":
+                if rep.pop("_received", False):  # the shard finished in the task that received the last superstep
+                    record(step - 1, rep)
                 break
             if kind == "skip":  # cannot come before "done" (every shard's tasks follow the same reports)
                 raise RuntimeError(f"tasks executor: step {step} of {what} skipped before the run was done")

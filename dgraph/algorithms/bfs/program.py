@@ -359,6 +359,11 @@ class BFS(Program):
             u = st.parents[v]
         return Contribution({"v": v, "u": u}, {})
 
+    def final_ready(self, shard, st, contribution):
+        """A superstep that claimed nothing found no parents: the pairs of :meth:`final_contribution`
+        are final, and at the superstep after which the search ends every shard claimed nothing."""
+        return not contribution.fixed and shard.num_parts > 1 and contribution.counters.get("count", 1) == 0
+
     def final_min(self, shard, st):
         """The parents as one array to reduce by minimum, for a transport that reduces on the GPUs
         (NCCL: each shard's own range onto it, or every shard's whole array where the shards are not
