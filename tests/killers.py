@@ -73,6 +73,12 @@ class Dying(Program):
     def final_receive(self, shard, state, contributions):
         return self.inner.final_receive(shard, state, contributions)
 
+    def final_ready(self, shard, state, contribution):  # (Program has them: __getattr__ would not forward)
+        return self.inner.final_ready(shard, state, contribution)
+
+    def tally(self, shard, state, result):
+        return self.inner.tally(shard, state, result)
+
 
 class Failing(Dying):
     """``inner`` unchanged, except that partition ``part`` raises RuntimeError at ``at`` (every time:

@@ -72,6 +72,17 @@ def test_a_bfs_finishes_in_the_task_that_receives_its_last_superstep(client, mon
         assert r.stats["frontier"].tolist() == ref.stats["frontier"].tolist()
         assert ("final", 0) not in seen and ("done", 0) in seen, seen
         assert sorted(q for k, q in seen if k == "made") == list(range(1, p))
+    # a long tail on one shard: the other, idle for 200 supersteps, sends its final once, then markers
+    src_, dst_ = [np.zeros(3000, dtype=np.int64)], [np.arange(1, 3001)]
+    chain = np.arange(3001, 3201)
+    src_.append(np.concatenate([[3000], chain[:-1]]))
+    dst_.append(chain)
+    T = dgraph.from_edges(np.concatenate(src_), np.concatenate(dst_), directed=True)
+    seen.clear()
+    r = dgraph.bfs(T.partition(2, client=client), 0, executor="tasks", direction="push")
+    ref_t = dgraph.bfs(T, 0, direction="push")
+    assert r.parent.tolist() == ref_t.parent.tolist() and r.supersteps == ref_t.supersteps > 200
+    assert ("final", 0) not in seen
     # a program whose finals never come early keeps its "final" level: SSSP
     seen.clear()
     W = dgraph.generate("rmat", scale=8, seed=5, weighted=True)

@@ -121,10 +121,13 @@ class Program:
         pass
 
     def final_ready(self, shard, state, contribution) -> bool:
-        """Whether :meth:`final_contribution` is already what it will be at the end, so an executor
-        may send it with this superstep's ``contribution`` (``tasks``: then the task that finds the
-        run converged can finish too, one dependent task level fewer).  It must hold on every shard
-        in the superstep after which the program converges, or it is of no use.  Default False."""
+        """Whether :meth:`final_contribution` would be final if this superstep were the last, so an
+        executor may send it with this superstep's ``contribution`` (``tasks``: when every shard's
+        came so and the program then converged, the task that finds it finishes too, one dependent
+        task level fewer).  The final contribution may change only in supersteps where this is
+        False: a shard that stays ready sends it once, then a marker (:data:`SAME_FINAL`).  It must
+        hold on every shard in the superstep after which the program converges, or it is of no
+        use.  Default False."""
         return False
 
     def tally(self, shard, state, result) -> dict:
@@ -135,16 +138,21 @@ class Program:
         return {}
 
 
+#: in :class:`WithFinal`, "the final contribution this shard sent last" (it has not changed since)
+SAME_FINAL = "same-final"
+
+
 @dataclass
 class WithFinal:
     """A superstep's contribution with the shard's final contribution beside it
-    (:meth:`Program.final_ready`), travelling through the exchange as one part."""
+    (:meth:`Program.final_ready`), or :data:`SAME_FINAL`, travelling through the exchange as one part."""
 
     step: Contribution
     final: object
 
     def nbytes(self) -> int:
-        return self.step.nbytes() + (self.final.nbytes() if self.final is not None else 0)
+        final = self.final if isinstance(self.final, Contribution) else None
+        return self.step.nbytes() + (final.nbytes() if final is not None else 0)
 
 
 def sum_tallies(tallies):

@@ -102,7 +102,7 @@ from ..config import config
 from ..errors import WorkerLostError
 from . import health
 from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, worker_lost
-from .program import StepContext, WithFinal, sum_tallies
+from .program import SAME_FINAL, StepContext, WithFinal, sum_tallies
 
 #: the Dask event topic that carries the supersteps' reports to the client
 TOPIC = "dgraph-superstep"
@@ -119,13 +119,15 @@ PUSH = True
 class _Held:
     """What a shard's tasks keep on its worker for one run."""
 
-    __slots__ = ("program", "schedule", "shard", "state", "p", "settings", "final", "last_s")
+    __slots__ = ("program", "schedule", "shard", "state", "p", "settings", "final", "last_s", "finals", "sent")
 
     def __init__(self, program, schedule, shard, state, p, settings):
         self.program, self.schedule, self.shard, self.state, self.p = program, schedule, shard, state, p
         self.settings = settings
         self.final = None  # shard 0's own final contribution, kept here (a replicated result)
         self.last_s = None  # seconds the shard's last task's work took (see INLINE_S)
+        self.finals = {}  # part -> the final contribution it sent beside its supersteps, while it stays ready
+        self.sent = False  # whether this shard sent its final in its last superstep (then a marker will do)
 
 
 def _box(worker=None):
@@ -237,8 +239,14 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
             return _done(held, part, report, contributions)
         from ..exchange import bytes_moved  # noqa: PLC0415
 
-        if all(isinstance(c, WithFinal) for c in contributions):  # every shard's final came beside
-            finals = [c.final for c in contributions]
+        for q, c in enumerate(contributions):  # the finals that came beside, kept (a marker: as before)
+            if isinstance(c, WithFinal):
+                if not (isinstance(c.final, str) and c.final == SAME_FINAL):  # (a marker arrives pickled)
+                    held.finals[q] = c.final
+            else:
+                held.finals.pop(q, None)
+        if all(isinstance(c, WithFinal) for c in contributions) and len(held.finals) == p:
+            finals = [held.finals[q] for q in range(p)]  # every shard's final came beside
         contributions = [c.step if isinstance(c, WithFinal) else c for c in contributions]
         report = program.receive(shard, state, contributions, StepContext(step - 1, report, p))
         # the superstep's own bytes, as every executor counts them (the finals are not a superstep's)
@@ -254,10 +262,14 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
         if program.replicated_result and part == 0:  # only shard 0's result is read: the finals go there
             held.final, final = final, None
         return {"kind": "final", "report": report, "parts": {part: final}}
-    mine = program.superstep(shard, state, StepContext(step, report, p))
-    if not program.replicated_result and program.final_ready(shard, state, mine):
-        mine = WithFinal(mine, program.final_contribution(shard, state))
-    parts = {part: mine}
+    own = program.superstep(shard, state, StepContext(step, report, p))
+    if not program.replicated_result and program.final_ready(shard, state, own):
+        # sent once for a stretch of ready supersteps (it cannot change in them), then a marker
+        own = WithFinal(own, SAME_FINAL if held.sent else program.final_contribution(shard, state))
+        held.sent = True
+    else:
+        held.sent = False
+    parts = {part: own}
     return {"kind": "step", "report": report, "parts": parts, "startup_s": spent + startup.seconds()}
 
 

@@ -360,8 +360,9 @@ class BFS(Program):
         return Contribution({"v": v, "u": u}, {})
 
     def final_ready(self, shard, st, contribution):
-        """A superstep that claimed nothing found no parents: the pairs of :meth:`final_contribution`
-        are final, and at the superstep after which the search ends every shard claimed nothing."""
+        """After a superstep that claimed nothing the pairs of :meth:`final_contribution` would be
+        final if the search ended there (parents are found only with claims), and at the superstep
+        after which it ends every shard claimed nothing."""
         return not contribution.fixed and shard.num_parts > 1 and contribution.counters.get("count", 1) == 0
 
     def final_min(self, shard, st):

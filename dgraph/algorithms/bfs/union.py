@@ -179,7 +179,7 @@ class FrontierUnion:
         (vertices, parents) in no particular order: one launch and one read of their count."""
         vs, us, count = self._found(parents, unset, self.out, self.n - self.num_rows)
         k = int(count.get()[0])
-        return vs[:k], us[:k]
+        return vs[:k].copy(), us[:k].copy()  # out is the next union's: the pairs may be kept (tasks)
 
     def found_elsewhere_fixed(self, parents, unset, cap):
         """:meth:`found_elsewhere` into fixed-size buffers, nothing read: (vertices, parents, their
