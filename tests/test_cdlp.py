@@ -414,7 +414,13 @@ def test_one_partition_on_dask_records_the_superstep_kernel(client):
 def test_gpu_table_sizes_are_the_powers_of_two_the_loop_gave():
     """cdlp/gpu.py sizes the hub rows' global tables in one vectorized pass, not a Python call a hub
     row: the same sizes as the loop."""
-    from dgraph.algorithms.cdlp.gpu import _pow2_at_least, pow2_at_least
+    from dgraph.algorithms.cdlp.gpu import pow2_at_least
+
+    def _pow2_at_least(x):
+        p = 1
+        while p < x:
+            p *= 2
+        return p
 
     xs = np.concatenate([np.arange(1, 5000), 2 ** np.arange(0, 52), 2 ** np.arange(1, 52) + 1,
                          2 ** np.arange(2, 52) - 1]).astype(np.int64)

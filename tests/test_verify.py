@@ -5,7 +5,8 @@ import pytest
 
 import dgraph
 from dgraph.backend import to_numpy
-from dgraph.partition.verify import _bfs_shard, _sum, _wcc_shard, verify_bfs, verify_pagerank, verify_wcc, violations
+from dgraph.engine.program import sum_counts as _sum
+from dgraph.partition.verify import _bfs_shard, _wcc_shard, verify_bfs, verify_pagerank, verify_wcc, violations
 
 
 def _graphs():

@@ -151,14 +151,13 @@ class WithFinal:
     final: object
 
     def nbytes(self) -> int:
-        final = self.final if isinstance(self.final, Contribution) else None
-        return self.step.nbytes() + (final.nbytes() if final is not None else 0)
+        return self.step.nbytes() + (self.final.nbytes() if isinstance(self.final, Contribution) else 0)
 
 
-def sum_tallies(tallies):
-    """The shards' :meth:`Program.tally` dicts, summed name by name."""
+def sum_counts(counts):
+    """Dicts of counts (the shards' :meth:`Program.tally`, a check's counts a shard) summed name by name."""
     out = {}
-    for t in tallies:
-        for k, v in t.items():
+    for c in counts:
+        for k, v in c.items():
             out[k] = out.get(k, 0) + int(v)
     return out

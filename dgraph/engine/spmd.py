@@ -65,7 +65,7 @@ import weakref
 from ..config import config
 from ..errors import ExecutorError, InputError, WorkerLostError
 from . import faults, health
-from .program import Contribution, StepContext, sum_tallies
+from .program import Contribution, StepContext, sum_counts
 
 #: how a run may start (``dgraph.config.spmd_launch``; the module docstring says what each is)
 LAUNCHES = ("lane", "direct", "task")
@@ -898,7 +898,7 @@ def _direct_outcome(client, placement, parts, run, uid, replies, seen_lost, firs
         what = f"{r['type']}: {r['message']}" if isinstance(r, dict) and "type" in r else f"{type(r).__name__}: {r}"
         raise ExecutorError(f"spmd run failed on partition {q} (worker {placement[q]}): {what}")
     summaries = [(pickle.loads(r["records"]), r["phases"]) for r in replies]
-    fetch = _DirectResults(client, placement, run, parts, sum_tallies([r.get("tallies") or {} for r in replies]))
+    fetch = _DirectResults(client, placement, run, parts, sum_counts([r.get("tallies") or {} for r in replies]))
     if all("clock" in r for r in replies):  # profiling: the launch split (one host's clock), on shard 0's phases
         t_done, clocks = time.perf_counter(), [r["clock"] for r in replies]
         summaries[0][1].update(
@@ -1123,7 +1123,7 @@ def _launch_tasks(client, PG, parts, poll, program, schedule, placement, run, ma
                 break
         summaries = client.gather(futures)
         ok = True
-        tallies = sum_tallies([s[2] for s in summaries])
+        tallies = sum_counts([s[2] for s in summaries])
         summaries = [s[:2] for s in summaries]
     finally:
         if not ok:  # stop the other tasks, drop what they left in the mailboxes and result stashes

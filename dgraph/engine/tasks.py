@@ -102,7 +102,7 @@ from ..config import config
 from ..errors import WorkerLostError
 from . import health
 from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, worker_lost
-from .program import SAME_FINAL, StepContext, WithFinal, sum_tallies
+from .program import SAME_FINAL, StepContext, WithFinal, sum_counts
 
 #: the Dask event topic that carries the supersteps' reports to the client
 TOPIC = "dgraph-superstep"
@@ -675,7 +675,7 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
         # the shards' tallies, summed: only when every part's came (a part counted made by its future's
         # status, its event missed, has none)
         tallies = [inbox.tallies.get(q) for q in qs]
-        tallies = None if any(t is None for t in tallies) else sum_tallies(tallies)
+        tallies = None if any(t is None for t in tallies) else sum_counts(tallies)
         # the "done" report came from shard 0's task as it returned its result, and the others' "made"
         # events from theirs: no wait for the scheduler to say so too (a worker lost since then is
         # noticed when the result is read)

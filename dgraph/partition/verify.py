@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engine.program import sum_counts
 from ..errors import InputError
 
 #: rows of a shard checked at once: their arcs are expanded into per-arc arrays
@@ -59,16 +60,9 @@ def _whole(shard, parts):
     copied into its place in one array a column."""
     if len(parts) == 1:
         return parts[0]
-    return {name: shard.place_owned(shard.xp.empty(shard.n, dtype=parts[0][name].dtype), [part[name] for part in parts])
+    return {name: shard.place_owned(shard.xp.empty(shard.n, dtype=parts[0][name].dtype),
+                                    [part[name] for part in parts])
             for name in parts[0]}
-
-
-def _sum(reports):
-    out = {}
-    for rep in reports:
-        for k, v in rep.items():
-            out[k] = out.get(k, 0) + v
-    return out
 
 
 def _blocks(shard):
@@ -92,7 +86,7 @@ def _arc_rows(xp, shard, r0, r1, a, b):
 
 def verify_bfs(PG, r, source):
     """Graph500's five checks of a BFS result ``r`` of ``PG`` from internal vertex ``source``."""
-    return _sum(_per_shard(PG, _bfs_parts, _result_parts(PG, r), int(source)))
+    return sum_counts(_per_shard(PG, _bfs_parts, _result_parts(PG, r), int(source)))
 
 
 def _bfs_parts(shard, parts, source):
@@ -169,7 +163,7 @@ def _pagerank_sums(columns):
 
 def verify_wcc(PG, r):
     """Both ends of every arc have the same label; a label is the smallest id of its component."""
-    return _sum(_per_shard(PG, _wcc_shard, _result_future(PG, r)))
+    return sum_counts(_per_shard(PG, _wcc_shard, _result_future(PG, r)))
 
 
 def _wcc_shard(shard, columns):

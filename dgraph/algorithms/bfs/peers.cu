@@ -68,6 +68,18 @@ __device__ __forceinline__ void take_claimed(i64 v, int dir, int* labels, int le
     top = max(top, d);
 }
 
+// An owned vertex a pull claimed with parent u, labelled and counted (its degree, the largest).
+template <typename V>
+__device__ __forceinline__ void take_pulled(i64 v, V u, int* labels, V* parents, int level,
+                                            const i64* __restrict__ degree, i64& cnt, i64& dg, i64& top) {
+    labels[v] = level;
+    parents[v] = u;
+    const i64 d = degree[v];
+    ++cnt;
+    dg += d;
+    top = max(top, d);
+}
+
 // The slot of each thread's first entry in an append of c entries a thread (every thread of the
 // block must call it): one atomic a block.
 __device__ __forceinline__ u64 block_reserve_n(unsigned c, u64* cursor) {
@@ -228,22 +240,8 @@ __device__ void peer_levels(const i64* __restrict__ indptr, const V* __restrict_
                         if ((wb >> bit_of(ub)) & 1u) { fb = true; pb = ub; endb = eb; } else ++eb;
                     }
                 }
-                if (fa) {
-                    labels[va] = level;
-                    parents[va] = pa;
-                    const i64 d = degree[va];
-                    ++c_own;
-                    d_own += d;
-                    t_own = max(t_own, d);
-                }
-                if (fb) {
-                    labels[vb] = level;
-                    parents[vb] = pb;
-                    const i64 d = degree[vb];
-                    ++c_own;
-                    d_own += d;
-                    t_own = max(t_own, d);
-                }
+                if (fa) take_pulled(va, pa, labels, parents, level, degree, c_own, d_own, t_own);
+                if (fb) take_pulled(vb, pb, labels, parents, level, degree, c_own, d_own, t_own);
                 warp_set_bits(fa, va, united);
                 warp_set_bits(fb, vb, united);
             }

@@ -49,13 +49,6 @@ def kernel(name, dtype):
     return function(_SOURCE, f"{name}_{dtype_suffix(dtype)}")
 
 
-def _pow2_at_least(x):
-    p = 1
-    while p < x:
-        p *= 2
-    return p
-
-
 def pow2_at_least(x):
     """The smallest power of two >= each of ``x`` (int64, all >= 1; exact below 2**53): 2 to the bit
     length of x - 1.  One vectorized pass: a hub-heavy shard has tens of thousands of such rows."""
@@ -109,7 +102,7 @@ class Plan:
                 grid, shared = -(-nb // WARPS), WARPS * WARP_SLOTS * size
                 extra = (np.int32(WARP_SLOTS),)
             elif name == "table_block":
-                slots = _pow2_at_least(2 * int(k[bucket].max()))
+                slots = int(pow2_at_least(2 * int(k[bucket].max())))
                 grid, shared = nb, slots * size
                 extra = (np.int32(slots),)
             else:  # a table a row in global memory: a power of two >= twice the row's entries
