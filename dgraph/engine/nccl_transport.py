@@ -3,7 +3,10 @@
 One rank per GPU (one shard per worker).  Each round of the schedule is two
 NCCL groups: the sizes of what each transfer carries (array lengths and the
 counters of each forwarded origin, as one small device vector), then the
-arrays themselves as bytes.  ``gather`` brings every contribution to one
+arrays themselves as bytes; a routed contribution (``Contribution.routes``) goes
+straight to each peer, each its own part, in the same two groups.
+``gather_ranges`` copies each rank's vertex range of an array to the others.
+``gather`` brings every contribution to one
 rank (a run's final exchange when only shard 0's result is read).  Everything is issued on the current CuPy
 stream, so kernels that read what arrived are ordered after it; the host
 waits only to learn the sizes.  Communicators are cached on the worker by
@@ -79,8 +82,10 @@ class NcclTransport:
         import cupy as cp  # noqa: PLC0415
         from cupy.cuda import nccl  # noqa: PLC0415
 
-        names = sorted(mine.arrays)
         stream = cp.cuda.get_current_stream().ptr
+        if mine.routes is not None:
+            return self._exchange_routed(mine, stream)
+        names = sorted(mine.arrays)
         if mine.fixed:
             return self._exchange_fixed(mine, names, stream)
         keys = sorted(mine.counters)
@@ -153,6 +158,71 @@ class NcclTransport:
             nccl.groupEnd()
             held.update(arrived)
         return [held[i] for i in range(self.p)]
+
+    def _exchange_routed(self, mine, stream):
+        """:meth:`exchange` of a routed contribution (:attr:`Contribution.routes`): straight to each
+        peer what is routed to it, whatever the schedule (nothing is forwarded), in two NCCL groups:
+        the sizes and counters, then the arrays."""
+        import cupy as cp  # noqa: PLC0415
+        from cupy.cuda import nccl  # noqa: PLC0415
+
+        peers = [o for o in range(self.p) if o != self.q]
+        routes = mine.routes
+        if len(routes) != self.p:
+            raise ValueError(f"a routed contribution has {len(routes)} routes for {self.p} shards")
+        names = sorted(routes[peers[0]]) if peers else []
+        dtypes = {k: routes[peers[0]][k].dtype for k in names} if peers else {}
+        keys = sorted(mine.counters)
+        sent = sum(int(routes[o][k].nbytes) for o in peers for k in names)
+        width = len(names) + len(keys) + 1
+        out_meta = {o: cp.asarray(np.array([len(routes[o][k]) for k in names] + [float(mine.counters[k]) for k in keys]
+                                           + [float(sent)], dtype=np.float64)) for o in peers}
+        in_meta = {o: cp.empty(width, dtype=np.float64) for o in peers}
+        nccl.groupStart()
+        for o in peers:
+            self.comm.send(out_meta[o].data.ptr, out_meta[o].nbytes, nccl.NCCL_UINT8, o, stream)
+            self.comm.recv(in_meta[o].data.ptr, in_meta[o].nbytes, nccl.NCCL_UINT8, o, stream)
+        nccl.groupEnd()
+        got = {o: m.get() for o, m in in_meta.items()}  # the one host wait
+        held = {self.q: Contribution(mine.arrays, mine.counters, sent=sent)}
+        nccl.groupStart()
+        for o in peers:
+            for k in names:
+                a = routes[o][k]
+                if len(a):
+                    self.comm.send(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, o, stream)
+            arrays = {}
+            for i, k in enumerate(names):
+                a = cp.empty(int(got[o][i]), dtype=dtypes[k])
+                if len(a):
+                    self.comm.recv(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, o, stream)
+                arrays[k] = a
+            counters = {key: _number(got[o][len(names) + j]) for j, key in enumerate(keys)}
+            held[o] = Contribution(arrays, counters, sent=int(got[o][-1]))
+        nccl.groupEnd()
+        return [held[i] for i in range(self.p)]
+
+    def gather_ranges(self, array, bounds):
+        """Every rank's range ``[bounds[q], bounds[q+1])`` of ``array`` copied from rank q into every
+        other rank's ``array``, in place: one NCCL group of sends and receives, no host wait
+        (:attr:`dgraph.engine.program.StepContext.gather_ranges`)."""
+        import cupy as cp  # noqa: PLC0415
+        from cupy.cuda import nccl  # noqa: PLC0415
+
+        if len(bounds) != self.p + 1 or bounds[0] != 0 or bounds[-1] != array.size or not array.flags.c_contiguous:
+            raise ValueError(f"gather_ranges: bounds {list(bounds)} for {self.p} ranks of an array of {array.size}")
+        ptr, size, stream = array.data.ptr, array.itemsize, cp.cuda.get_current_stream().ptr
+        lo, hi = int(bounds[self.q]), int(bounds[self.q + 1])
+        nccl.groupStart()
+        for o in range(self.p):
+            if o == self.q:
+                continue
+            if hi > lo:
+                self.comm.send(ptr + lo * size, (hi - lo) * size, nccl.NCCL_UINT8, o, stream)
+            olo, ohi = int(bounds[o]), int(bounds[o + 1])
+            if ohi > olo:
+                self.comm.recv(ptr + olo * size, (ohi - olo) * size, nccl.NCCL_UINT8, o, stream)
+        nccl.groupEnd()
 
     def share(self, data):
         """Every rank's ``data`` (bytes of the same length on every rank), in rank order: one NCCL

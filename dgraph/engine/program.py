@@ -58,6 +58,13 @@ class StepContext:
     #: -> every shard's ``data`` (the same length on each), in partition order; a collective that every
     #: shard calls in the same superstep (None elsewhere)
     share: object = None
+    #: set where the exchange delivers :attr:`Contribution.routes` (the spmd executor over NCCL): a
+    #: Program may then send each shard only what that shard owns
+    routed_exchange: bool = False
+    #: where the shards are vertex ranges and the devices can swap them (the spmd executor over
+    #: NCCL): ``gather_ranges(array)``, a collective, fills every shard's ``array`` (one entry a
+    #: vertex) outside its own range with the owners' entries, in place (None elsewhere)
+    gather_ranges: object = None
 
 
 @dataclass
@@ -66,11 +73,19 @@ class Contribution:
 
     ``fixed``: every shard's arrays have the same names, dtypes and lengths in this superstep and
     there are no counters, so a transport that knows (:attr:`StepContext.fixed_exchange`) skips the
-    round that tells sizes and the host wait it costs."""
+    round that tells sizes and the host wait it costs.
+
+    ``routes`` (only where :attr:`StepContext.routed_exchange`): one dict of arrays a shard, the
+    same names and dtypes in each; shard j receives ``routes[j]`` (with the counters) instead of
+    ``arrays``, which stay here (this shard's own entry of ``routes`` is not sent).  What a shard
+    owns goes to it alone, where the other contributions go to every shard.  ``sent``: the bytes
+    the contribution's shard sent in a routed exchange (set by the transport, for the records)."""
 
     arrays: dict
     counters: dict = field(default_factory=dict)
     fixed: bool = False
+    routes: list = None
+    sent: int = None
 
     def nbytes(self) -> int:
         return int(sum(getattr(a, "nbytes", 0) for a in self.arrays.values()))

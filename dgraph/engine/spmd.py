@@ -359,8 +359,6 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     ``Program.tally``).  The result is left in the worker's stash under (run, part).  With ``live``,
     shard 0 also puts each record in the run's buffer on its worker as the superstep ends, for the
     client to fetch (RECORDS)."""
-    from ..exchange import bytes_moved  # noqa: PLC0415
-
     box = _mailbox(worker)
     q, p = shard.part, shard.num_parts
     sends = [[t for t in rnd if t.src == q] for rnd in schedule.rounds]
@@ -404,10 +402,12 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
         from .nccl_transport import NcclTransport, communicator  # noqa: PLC0415
 
         transport = NcclTransport(communicator(nccl_uid, p, q, job=run), schedule, q)
-        exchange, gather = transport.exchange, transport.gather
-        share = transport.share if getattr(program, "partitioned_steps", False) else None
+        exchange, gather, share = transport.exchange, transport.gather, transport.share
+        bounds = shard.range_bounds()
+        gather_ranges = (lambda array: transport.gather_ranges(array, bounds)) if bounds is not None else None
     else:
-        exchange, gather, share = exchange_dask, gather_dask, None
+        exchange, gather, share, gather_ranges = exchange_dask, gather_dask, None, None
+    steps_too = share is not None and getattr(program, "partitioned_steps", False)
 
     if config.profile_supersteps:  # each superstep's time split into kernel_s, exchange_s, receive_s
         wait = shard.xp.cuda.get_current_stream().synchronize if shard.backend == "cupy" else (lambda: None)
@@ -435,9 +435,10 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     while not program.converged(report, step):
         if max_supersteps is not None and step >= max_supersteps:
             break
-        ctx = StepContext(step, report, p, fixed_exchange=nccl_uid is not None, share=share)
+        ctx = StepContext(step, report, p, fixed_exchange=nccl_uid is not None, share=share,
+                          routed_exchange=nccl_uid is not None, gather_ranges=gather_ranges)
         batch = None
-        if share is not None:  # levels run on every shard at once, meeting on the devices
+        if steps_too:  # levels run on every shard at once, meeting on the devices
             batch = program.run_steps(shard, state, ctx, (1 << 30) if max_supersteps is None else max_supersteps - step)
         if batch:
             busy += sum(got.get("kernel_s", 0.0) for got, _ in batch)
@@ -466,7 +467,7 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
         if q == 0:
             now, c_now = time.perf_counter(), startup_seconds()  # kernels loaded in the superstep: not its time
             records.append({"superstep": step, **report,
-                            "bytes_exchanged": bytes_moved(schedule, [c.nbytes() for c in contributions]),
+                            "bytes_exchanged": _moved(schedule, contributions),
                             "time_s": now - last - (c_now - c_last)})
             c_last = c_now
             if t_kernel is not None:  # where the superstep's time went (each phase waited for)
@@ -511,6 +512,16 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
     if config.profile_supersteps:
         phases["kernel_s"] = busy
     return records, phases, tallies
+
+
+def _moved(schedule, contributions):
+    """The bytes a superstep's exchange moved: what the routed contributions' shards sent, else the
+    schedule's traffic for contributions of these sizes."""
+    from ..exchange import bytes_moved  # noqa: PLC0415
+
+    if any(c.sent is not None for c in contributions):
+        return sum(int(c.sent or 0) for c in contributions)
+    return bytes_moved(schedule, [c.nbytes() for c in contributions])
 
 
 def _spent(phases):
