@@ -157,6 +157,9 @@ OPTIONS = (
     Option("sssp_skip_stale", True, bool, "DGRAPH_SSSP_SKIP_STALE",
            "GPU SSSP skips frontier vertices improved in the same superstep (same "
            "answers; the per-superstep records then depend on the GPU's order)"),
+    Option("sssp_routed", True, bool, "DGRAPH_SSSP_ROUTED",
+           "GPU SSSP on range partitions over NCCL keeps each vertex's state on the shard that owns "
+           "it, sending each improvement there alone (off: every shard merges every improvement)"),
     Option("spmd_launch", "lane", ("lane", "direct", "task"), "DGRAPH_SPMD_LAUNCH",
            "how spmd runs start: 'lane' (the client's own connection to a resident thread on each "
            "worker; 'direct' where a cluster has none), 'direct' (Dask's client-to-worker RPC) or "

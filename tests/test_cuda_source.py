@@ -28,11 +28,12 @@ BEFORE = {
     # SSSP: backend/gpu_sssp.py's DEVICE + _KERNELS strings, now algorithms/sssp/sssp.cuh + sssp.cu;
     # changed 2026-11-26: relax_dist and merge_dist share offer() and append() (run on the GPU suite);
     # fourth session: relax_dist takes the rows' ids (a partition's skip), split queues a partition's
-    # own near vertices (GPU suite: test_sssp, test_gpu_sssp_steps)
-    ("dgraph.algorithms.sssp.gpu", "DEVICE"): "bd3e842d6eaea7f518008bcfdba3524c341623a28f5b37d61394732066f4ef93",
-    ("dgraph.algorithms.sssp.gpu", "_SOURCE"): "b68ad84332687b464066125658b1eca1915f57f575d516f2ea07d20454da013f",
+    # own near vertices (GPU suite: test_sssp, test_gpu_sssp_steps); tenth: split's routed flag,
+    # route_count/route_scatter (each improvement to its owner; GPU: test_multigpu, test_gpu_sssp_steps)
+    ("dgraph.algorithms.sssp.gpu", "DEVICE"): "a70f659ee4c29a1e270a851ebc7fdd4e79556ca004802ba54f3d3ee13ec048f4",
+    ("dgraph.algorithms.sssp.gpu", "_SOURCE"): "d67692e9a4a21deed180fc20efdf892e957fbd03177b8192a0db29449f1cb12e",
     # backend/gpu_sssp_steps.py's _SOURCE, now algorithms/sssp/sssp_steps.cu (+ sssp.cuh)
-    ("dgraph.algorithms.sssp.solver", "_SOURCE"): "d295c850e560158e6d15ab0eb5ccb28d28335be044f7f9dade4c700ba4195f41",
+    ("dgraph.algorithms.sssp.solver", "_SOURCE"): "ea70ac89ba6e9bdb1068fac37185b725997a3656340403d6e2445ec3742fccd0",
     ("dgraph.algorithms.bfs.solver", "_SOURCE"): "5c82aa43c368b90ca3ca07af873a8938e3e775f6e21c82bdd7cd79f04ec346c1",
     # fifth session: set_bits_counted (the fixed-size bitmap exchange; GPU: test_gpu_frontier);
     # sixth: mark_union_vertices (a pull after a pull) and mask_word shared (GPU: test_multigpu, test_gpu_frontier)

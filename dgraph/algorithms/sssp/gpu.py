@@ -48,6 +48,8 @@ smallest such ``u`` wins by ``atomicMin``: the rule of the CPU kernel.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...backend.gpu_fill import fill
 from ...backend.gpu_kernels import block_starts, block_starts_queued, row_degree_scan
 from ...cuda import BLOCK, dtype_suffix, elementwise, function, multiprocessors, source
@@ -107,6 +109,7 @@ class Scratch:
         self.tv = self.th = self.tb = None
         self.ahead = None  # blocks of the next relaxation split launched before the read (relax does the rest)
         self.near_ids = None  # a partition's split: the vertex ids of its near queue's rows
+        self.routes = self.cursors = self.bounds = None  # a routed partition's (route)
 
     def read_report(self):
         """The counts report_reset copied (waits for the event recorded after it)."""
@@ -244,7 +247,7 @@ def merge(parts, dist, hops, scratch):
         scratch.counters_clean = False
 
 
-def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None, owned=None):
+def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None, owned=None, routed=False):
     """One shard's receive after :func:`relax` over ``total`` edges (vertex ids = rows): returns
     (changed count, near queue, its distances, hops, degree scan and degree sum, far list, edges
     the relaxation skipped, the next relaxation's block starts).  Behind the split the counts are
@@ -252,7 +255,9 @@ def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None, owned=
     block starts found, all queued before the one read of the counts.
 
     ``owned`` (a partition: :func:`owned_rows`): only the near vertices this shard owns are queued,
-    as local rows, their ids in ``scratch.near_ids`` (see :func:`receive_partition`).
+    as local rows, their ids in ``scratch.near_ids`` (see :func:`receive_partition`); ``routed``
+    (with ``owned``): the vertices it does not own are left out of near, far and pending, and the
+    changed vertices it owns are counted (see :func:`receive_routed`).
 
     ``ahead`` = (indices, weights or None, skip): the next superstep relaxes the near queue on the
     host's kernels (the caller calls :func:`relax` on it next if it is not empty), so its first
@@ -270,7 +275,7 @@ def split(dist, hops, bound, pending, indptr, scratch, total, ahead=None, owned=
         _grid(min(total, len(scratch.out))), (BLOCK,),
         (scratch.out, dist, hops, cp.float64(bound), pending, indptr, scratch.near, scratch.fd, scratch.fh,
          scratch.ndeg, scratch.far, scratch.counters, scratch.seen, cp.int64(lo), cp.int64(rows), local_of,
-         cp.int32(mapped), near_ids))
+         cp.int32(mapped), near_ids, cp.int32(bool(routed))))
     scratch.seen_clean = True  # every set bit was a changed vertex's, and split cleared its word
     kernel("report_reset")((1,), (1,), (scratch.counters, scratch.report, scratch.report_dev))
     scratch.event.record()
@@ -364,10 +369,81 @@ def relax_step(shard, st, whole):
           skip=st.skip, starts=starts, ids=None if rows is gids else gids)
     if whole:  # received at once by this shard (receive_whole): dist/hops are already written
         return Contribution({}, {"edges": int(total)})
+    if st.routed:  # each changed vertex another shard owns goes to that shard alone
+        skipped, routes = route(shard, st)
+        counters = {"edges": int(total), "skipped": skipped} if st.skip else {"edges": int(total)}
+        return Contribution({}, counters, routes=routes)
     count, skipped = (int(x) for x in st.scratch.counters[0:2].get())  # one read: changed, skipped edges
     out = st.scratch.out[:count].copy()  # the queue is scratch: reused by the next superstep
     counters = {"edges": int(total), "skipped": skipped} if st.skip else {"edges": int(total)}
     return Contribution({"v": out, "d": st.dist[out], "h": st.hops[out]}, counters)
+
+
+def route(shard, st):
+    """A routed partition's contribution after :func:`relax`: (edges skipped, one dict of (vertex,
+    distance, hops) arrays a shard) of the vertices whose state this shard changed, each to the shard
+    that owns it (vertex ranges); the ones it owns stay in the changed queue for its own
+    :func:`split`.  Two launches and one read (the queue's length, the skipped edges and every
+    owner's count)."""
+    import cupy as cp  # noqa: PLC0415
+
+    sc = st.scratch
+    p, q = shard.num_parts, shard.part
+    suffix = dtype_suffix(sc.vdt)
+    if sc.routes is None:
+        sc.routes = cp.zeros(2 + p, dtype=cp.uint64)
+        sc.cursors = cp.zeros(p, dtype=cp.uint64)
+        sc.bounds = cp.asarray(np.asarray(shard.range_bounds(), dtype=np.int64))
+    else:
+        sc.routes.fill(0)
+        sc.cursors.fill(0)
+    kernel("route_count_" + suffix)((sc.tiles,), (BLOCK,), (sc.out, sc.counters, sc.bounds, cp.int32(p), sc.routes))
+    got = [int(x) for x in sc.routes.get()]  # the one read
+    count, skipped, counts = got[0], got[1], got[2:]
+    total = sum(counts) - counts[q]
+    rv = cp.empty(total, dtype=sc.vdt)
+    rd = cp.empty(total, dtype=cp.float64)
+    rh = cp.empty(total, dtype=cp.int64)
+    if total:
+        kernel("route_scatter_" + suffix)(
+            _grid(count), (BLOCK,), (sc.out, cp.int64(count), sc.bounds, cp.int32(p), cp.int32(q), sc.routes,
+                                     st.dist, st.hops, sc.cursors, rv, rd, rh))
+    routes, at = [], 0
+    for j in range(p):
+        c = 0 if j == q else counts[j]
+        routes.append({"v": rv[at:at + c], "d": rd[at:at + c], "h": rh[at:at + c]})
+        at += c
+    return skipped, routes
+
+
+def shared_sums(share, values):
+    """Each of ``values`` (numbers, the same count on every shard) summed over the shards, through
+    ``share`` (:attr:`dgraph.engine.program.StepContext.share`)."""
+    got = share(np.asarray(values, dtype=np.float64).tobytes())
+    return [int(x) for x in np.frombuffer(b"".join(got), dtype=np.float64).reshape(len(got), -1).sum(axis=0)]
+
+
+def receive_routed(shard, st, parts, edges, next_bucket):
+    """SSSP.receive of a routed partition (each shard holds the state of the vertices it owns; the
+    others' entries are what it last offered them): the improvements other shards sent it merged,
+    its own near vertices queued, and the counts every shard needs for the next decision summed over
+    the shards (``st.share``).  ``next_bucket``: the Program's, which then agrees on the closest far
+    vertex through the same collective."""
+    merge(parts, st.dist, st.hops, st.scratch)
+    _, rows, fd, fh, scanned, total, far, _, starts = split(
+        st.dist, st.hops, st.bound, st.pending, shard.indptr, st.scratch, max(shard.n, 1),
+        owned=owned_rows(shard, st.scratch), routed=True)
+    improved = int(st.scratch.report_host[2])  # read with the others: the changed vertices it owns
+    if len(far):
+        st.pile = shard.xp.concatenate([st.pile, far])
+    st.snap = (rows, st.scratch.near_ids[:len(rows)], fd, fh, scanned, total, starts)
+    st.frontier = None
+    nnear, nfar, improved = shared_sums(st.share, [len(rows), len(st.pile), improved])
+    if nnear == 0 and nfar:
+        st.frontier = next_bucket(st, share=st.share)
+        st.snap = None
+        nnear, nfar = shared_sums(st.share, [len(st.frontier), len(st.pile)])
+    return {"frontier": nnear, "far": nfar, "bound": st.bound, "improved": improved, "edges": edges}
 
 
 def receive_whole(shard, st, c, next_bucket, ahead=False):

@@ -32,9 +32,18 @@ __global__ void relax_hops_##S(const V* tv, const i64* th, const u64* tb, const 
 __global__ void split_##S(const V* changed, const double* dist, const i64* hops, double bound,            \
                           unsigned char* pending, const i64* indptr, V* near, double* fd, i64* fh,        \
                           i64* ndeg, V* far, u64* counters, unsigned* seen, i64 lo, i64 rows,             \
-                          const i64* local_of, int mapped, V* near_ids) {                                 \
+                          const i64* local_of, int mapped, V* near_ids, int routed) {                     \
     split<false, V>(changed, dist, hops, bound, pending, indptr, near, fd, fh, ndeg, far, counters, seen, lo, \
-                    rows, local_of, mapped, near_ids);                                                    \
+                    rows, local_of, mapped, near_ids, routed);                                            \
+}                                                                                                         \
+__global__ void route_count_##S(const V* changed, const u64* counters, const i64* bounds, int p,         \
+                                u64* routes) {                                                            \
+    route_count<V>(changed, counters, bounds, p, routes);                                                 \
+}                                                                                                         \
+__global__ void route_scatter_##S(const V* changed, i64 count, const i64* bounds, int p, int q,          \
+                                  const u64* routes, const u64* dist_bits, const i64* hops, u64* cursors, \
+                                  V* rv, u64* rd, i64* rh) {                                              \
+    route_scatter<V>(changed, count, bounds, p, q, routes, dist_bits, hops, cursors, rv, rd, rh);         \
 }                                                                                                         \
 __global__ void tight_parents_##S(const i64* indptr, const V* indices, const double* w, int weighted,      \
                                   i64 nrows, i64 nnz, i64 row_base, const V* rows, int nrows_map,          \

@@ -189,38 +189,42 @@ __device__ i64 tile_scan(i64* a, i64 n, const i64* tile_sums) {
 // ones.  The changed vertices' dedupe bits (``seen``) are cleared here, for the next superstep.
 // A partition (``near_ids`` not null) queues only the near vertices it owns, as local rows (``local_of``
 // with ``mapped``, else v - lo for lo <= v < lo + rows), their vertex ids in near_ids, and counts every
-// near vertex in counters[2]; one whole shard passes lo 0 and rows n (rows are vertex ids).
+// near vertex in counters[2]; one whole shard passes lo 0 and rows n (rows are vertex ids).  A routed
+// partition (``routed``: its owners hold the other vertices' state) leaves the vertices it does not own
+// out of near, far and pending, and counts in counters[2] the changed vertices it owns.
 template <bool CG, typename V>
 __device__ void split(const V* changed, const double* dist,
                       const i64* hops, double bound, unsigned char* pending,
                       const i64* __restrict__ indptr, V* near, double* fd, i64* fh, i64* ndeg, V* far,
                       u64* counters, unsigned* seen, i64 lo, i64 rows, const i64* local_of, int mapped,
-                      V* near_ids) {
+                      V* near_ids, int routed) {
     i64 count = (i64)ld<CG>(counters + 0);
     i64 stride = (i64)gridDim.x * blockDim.x;
     for (i64 base = (i64)blockIdx.x * blockDim.x; base < count; base += stride) {
         i64 i = base + threadIdx.x;
         V v = 0;
-        bool is_near = false, is_far = false, queued = false;
+        bool is_near = false, is_far = false, queued = false, mine = false;
         double d = 0.0;
         i64 deg = 0, r = 0;
         if (i < count) {
             v = ld<CG>(changed + i);
-            d = ld<CG>(dist + v);
-            is_near = d < bound;
-            is_far = !is_near;
-            pending[v] = is_far;
             seen[v >> 5] = 0;  // every bit of the word is a changed vertex's
-            if (is_near) {
-                r = mapped ? local_of[v] : (i64)v - lo;
-                queued = r >= 0 && r < rows;
+            r = mapped ? local_of[v] : (i64)v - lo;
+            mine = r >= 0 && r < rows;
+            if (mine || !routed) {
+                d = ld<CG>(dist + v);
+                is_near = d < bound;
+                is_far = !is_near;
+                pending[v] = is_far;
+                queued = is_near && mine;
                 if (queued) deg = indptr[r + 1] - indptr[r];
             }
         }
         u64 k = block_reserve(queued, counters + 4);  // the loop's bounds are block-uniform
         u64 kf = block_reserve(is_far, counters + 6);
         block_add(deg, counters + 5);
-        if (near_ids) block_add(is_near ? 1 : 0, counters + 2);  // a partition: the near vertices of every shard
+        // a partition: the near vertices of every shard, or (routed) the changed vertices it owns
+        if (near_ids) block_add(routed ? (mine ? 1 : 0) : (is_near ? 1 : 0), counters + 2);
         if (queued) {
             near[k] = (V)r;
             if (near_ids) near_ids[k] = v;
@@ -256,5 +260,91 @@ __device__ void merge_dist(const V* __restrict__ vin, const double* __restrict__
             offer(v, bits, dist_bits, hops, seen, tie, hit);
         }
         append<V>(false, tie, hit, v, h, bits, out, tv, th, tb, counters);
+    }
+}
+
+// A routed partition's changed vertices go to their owners (vertex ranges: shard q owns
+// [bounds[q], bounds[q+1])), the ones it owns stay: route_count counts each owner's (``routes[2 + q]``,
+// after copying counters[0..1], the queue's length and the skipped edges, into routes[0..1]: one read
+// for the host), route_scatter writes each other owner's (vertex, distance, hops) into its slice of
+// the send buffers (the owners in order, this shard's left out), in no order within a slice.
+#define MAX_ROUTES 64
+
+template <typename V>
+__device__ __forceinline__ int owner_of(V v, const i64* bounds, int p) {
+    int lo = 0, hi = p - 1;  // the last q with bounds[q] <= v
+    while (lo < hi) {
+        int mid = (lo + hi + 1) >> 1;
+        if (bounds[mid] <= (i64)v) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+// the lanes of a warp with the same owner o (>= 0) add with one shared atomic; -> this lane's place
+// among them after what was there (every lane of the warp calls it; o < 0: none)
+__device__ __forceinline__ unsigned warp_count(int o, unsigned* counts) {
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned same = __match_any_sync(0xffffffffu, o);
+    const unsigned leader = __ffs(same) - 1;
+    unsigned at = 0;
+    if (o >= 0 && lane == leader) at = atomicAdd(counts + o, (unsigned)__popc(same));
+    at = __shfl_sync(0xffffffffu, at, leader);
+    return at + __popc(same & ((1u << lane) - 1u));
+}
+
+template <typename V>
+__device__ void route_count(const V* changed, const u64* counters, const i64* __restrict__ bounds, int p,
+                            u64* routes) {
+    __shared__ unsigned counts[MAX_ROUTES];
+    __shared__ i64 sb[MAX_ROUTES + 1];
+    for (int j = threadIdx.x; j < p; j += blockDim.x) counts[j] = 0;
+    for (int j = threadIdx.x; j <= p; j += blockDim.x) sb[j] = bounds[j];
+    if (blockIdx.x == 0 && threadIdx.x == 0) { routes[0] = counters[0]; routes[1] = counters[1]; }
+    __syncthreads();
+    const i64 count = (i64)counters[0];
+    for (i64 first = (i64)blockIdx.x * blockDim.x; first < count; first += (i64)gridDim.x * blockDim.x) {
+        const i64 i = first + threadIdx.x;  // the loop's bounds are block-uniform: whole warps call warp_count
+        warp_count(i < count ? owner_of(changed[i], sb, p) : -1, counts);
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < p; j += blockDim.x)
+        if (counts[j]) atomicAdd(routes + 2 + j, (u64)counts[j]);
+}
+
+template <typename V>
+__device__ void route_scatter(const V* changed, i64 count, const i64* __restrict__ bounds, int p, int q,
+                              const u64* routes, const u64* dist_bits, const i64* hops, u64* cursors, V* rv,
+                              u64* rd, i64* rh) {
+    __shared__ unsigned counts[MAX_ROUTES];
+    __shared__ u64 base[MAX_ROUTES];
+    __shared__ i64 sb[MAX_ROUTES + 1];
+    __shared__ u64 offset[MAX_ROUTES];
+    for (int j = threadIdx.x; j <= p; j += blockDim.x) sb[j] = bounds[j];
+    if (threadIdx.x == 0) {  // each other owner's slice: the owners before it, this shard left out
+        u64 at = 0;
+        for (int j = 0; j < p; ++j) {
+            offset[j] = at;
+            if (j != q) at += routes[2 + j];
+        }
+    }
+    for (i64 first = (i64)blockIdx.x * blockDim.x; first < count; first += (i64)gridDim.x * blockDim.x) {
+        for (int j = threadIdx.x; j < p; j += blockDim.x) counts[j] = 0;
+        __syncthreads();
+        const i64 i = first + threadIdx.x;
+        V v = i < count ? changed[i] : (V)0;
+        int o = i < count ? owner_of(v, sb, p) : -1;
+        if (o == q) o = -1;
+        const unsigned k = warp_count(o, counts);
+        __syncthreads();
+        for (int j = threadIdx.x; j < p; j += blockDim.x)
+            if (counts[j]) base[j] = offset[j] + atomicAdd(cursors + j, (u64)counts[j]);
+        __syncthreads();
+        if (o >= 0) {
+            u64 at = base[o] + k;
+            rv[at] = v;
+            rd[at] = dist_bits[v];
+            rh[at] = hops[v];
+        }
+        __syncthreads();  // counts and base are free for the next round
     }
 }

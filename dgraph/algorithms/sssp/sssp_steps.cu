@@ -77,7 +77,7 @@ __device__ void sssp_steps(const i64* __restrict__ indptr, const V* __restrict__
         relax_hops<true, V>(tv, th, tb, dist_bits, hops, seen, out, c);
         grid.sync();
         split<true, V>(out, dist, hops, bound, pending, indptr, q[nx], fd[nx], fh[nx], sc[nx],
-                       pile[cp] + npile, c, seen, 0, n, (const i64*)nullptr, 0, (V*)nullptr);
+                       pile[cp] + npile, c, seen, 0, n, (const i64*)nullptr, 0, (V*)nullptr, 0);
         grid.sync();
         const i64 improved = (i64)__ldcg(c + 0);
         i64 nnear = (i64)__ldcg(c + 4);
