@@ -89,3 +89,40 @@ def test_a_bfs_finishes_in_the_task_that_receives_its_last_superstep(client, mon
     r = dgraph.sssp(W.partition(2, client=client), 0, executor="tasks")
     assert r.distance.tolist() == dgraph.sssp(W, 0).distance.tolist()
     assert ("final", 0) in seen
+
+
+def _kept(client):
+    """(token, part) of every result a worker's box keeps (tasks.KEPT entries), over the workers."""
+    from dgraph.engine import tasks
+
+    def look(dask_worker):
+        return [k[:2] for k in getattr(dask_worker, "_dgraph_task_states", {}) if len(k) == 3 and k[2] == tasks.KEPT]
+
+    return sorted(k for ks in client.run(look).values() for k in ks)
+
+
+def test_a_result_made_in_a_step_task_waits_in_the_box_until_let_go(client):
+    """The task that finishes a BFS keeps its result columns in its worker's box, not in its output,
+    which the tasks submitted past it fetch (on CuPy shards through host memory); the result reads
+    there as often as asked, and is let go with the run's Result."""
+    import gc
+    import time
+
+    G = dgraph.generate("rmat", scale=10, seed=3)
+    src = int(np.argmax(np.diff(G.indptr)))
+    ref = dgraph.bfs(G, src)
+    PG = G.partition(2, client=client)
+    before = _kept(client)
+    r = dgraph.bfs(PG, src, executor="tasks")
+    kept = [k for k in _kept(client) if k not in before]
+    assert sorted(q for _, q in kept) == [0, 1], kept  # both shards finished in their step tasks
+    remote = r._remote  # where the run left the result: a read lets its futures go, the next makes them again
+    first, second = remote.fetch(), remote.fetch()
+    assert all(np.array_equal(first[c], second[c]) for c in ("depth", "parent"))
+    assert r.parent.tolist() == ref.parent.tolist() and r.depth.tolist() == ref.depth.tolist()
+    del r, remote, first, second
+    gc.collect()
+    deadline = time.time() + 10
+    while any(k in _kept(client) for k in kept) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not any(k in _kept(client) for k in kept), "a let-go result still in a worker's box"

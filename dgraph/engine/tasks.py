@@ -40,7 +40,12 @@ program whose final contribution is already final after a superstep
 (``Program.final_ready``: BFS, after a superstep that claimed nothing) sends
 it beside that superstep's; when every shard did so in the superstep after
 which it converged, the task that finds it converged finishes the shard
-too, one dependent task level fewer (BFS always, at its end).
+too, one dependent task level fewer (BFS always, at its end).  That task
+keeps the result columns in its worker's box rather than in its output:
+the tasks submitted past it fetch its output before the client can let
+them go (on CuPy shards through host memory: 15-20 ms of a 50 ms BFS on
+rmat22), and ``bfs-result-p3-<run>`` reads them from the box; they are let
+go with the run's result.
 
 The client never waits inside the loop for a superstep it could submit: it
 keeps ``2 * lookahead`` supersteps submitted ahead of the last report it
@@ -103,6 +108,10 @@ from ..errors import WorkerLostError
 from . import health
 from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, worker_lost
 from .program import SAME_FINAL, StepContext, WithFinal, sum_counts
+
+#: the key (with the run's token and the part) under which a worker's box keeps a result that a step
+#: task made (it finished the shard: the finals came with the last superstep), until the result is let go
+KEPT = "result"
 
 #: the Dask event topic that carries the supersteps' reports to the client
 TOPIC = "dgraph-superstep"
@@ -257,7 +266,13 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
         if finals is not None:  # the finals came with the last superstep: this task finishes the shard
             del box[token, part]
             report["_received"] = True  # the client records this superstep's report from the "done"
-            return _done(held, part, report, finals)
+            out = _done(held, part, report, finals)
+            # the steps submitted past this one fetch its output before the client can let them go (no
+            # "final" report warned it): the result columns stay in this worker's box, where _columns reads them
+            if out["result"] is not None:
+                box[token, part, KEPT] = out["result"]
+                out["result"], out["kept"] = None, (token, part)
+            return out
         final = program.final_contribution(shard, state)
         if program.replicated_result and part == 0:  # only shard 0's result is read: the finals go there
             held.final, final = final, None
@@ -351,8 +366,19 @@ async def _merge_task(*outs):
 
 
 def _columns(out):
-    """The shard's result columns, from its "done" task's output (on the worker that holds it)."""
-    return out["result"]
+    """The shard's result columns, from its "done" task's output, or from the worker's box where that
+    task kept them (it finished the shard in a step task: see :func:`_step_under`); on the worker
+    that holds them."""
+    if out.get("kept") is None:
+        return out["result"]
+    token, part = out["kept"]
+    result = _box().get((token, part, KEPT))
+    if result is None:
+        from ..errors import ExecutorError  # noqa: PLC0415
+
+        raise ExecutorError(f"tasks run {token}: the result of partition {part} is no longer on its worker "
+                            f"(restarted, or the result was let go); run again")
+    return result
 
 
 def _forget(dask_worker, token):
@@ -641,6 +667,7 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
 
         submitted = 0  # step tasks submitted
         ending = False  # a "final" report read: limit is the step after the one that finishes
+        kept = False  # the run finished in a step task: its results wait in the workers' boxes
         step = 0       # the step task whose report is read next
         while True:
             while submitted - step < 2 * lookahead and (limit is None or submitted < limit):
@@ -655,6 +682,7 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             if kind == "done":
                 if rep.pop("_received", False):  # the shard finished in the task that received the last superstep
                     record(step - 1, rep)
+                    kept = True  # its result waits in the workers' boxes (see _step_under)
                 break
             if kind == "skip":  # cannot come before "done" (every shard's tasks follow the same reports)
                 raise RuntimeError(f"tasks executor: step {step} of {what} skipped before the run was done")
@@ -684,16 +712,18 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
         _close_inbox(client, token)
         if not ok:  # drop every shard's state of this run (in the background: a worker may be dead)
             run_quietly(client, _forget, token=token)
-    return _Results(client, results, [workers[q] for q in qs], name, token, tallies), records
+    return _Results(client, results, [workers[q] for q in qs], name, token, tallies, kept), records
 
 
 class _Results:
     """The "done" tasks' futures; ``()`` -> futures of their columns (one small task each, on the worker
     that holds it, when the result is read)."""
 
-    def __init__(self, client, futures, workers, name, token, tallies=None):
+    def __init__(self, client, futures, workers, name, token, tallies=None, kept=False):
         self.client, self.done, self.workers, self.name, self.token = client, futures, workers, name, token
         self.tallies = tallies  # Program.tally over the parts, None where one did not come
+        if kept:  # the results wait in the workers' boxes: let go with this object (the run's Result)
+            weakref.finalize(self, run_quietly, client, _forget, token=token)
 
     def __call__(self):
         return [self.client.submit(_columns, f, workers=[w], allow_other_workers=False, pure=False,
