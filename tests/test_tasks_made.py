@@ -126,3 +126,44 @@ def test_a_result_made_in_a_step_task_waits_in_the_box_until_let_go(client):
     while any(k in _kept(client) for k in kept) and time.time() < deadline:
         time.sleep(0.05)
     assert not any(k in _kept(client) for k in kept), "a let-go result still in a worker's box"
+    # a result never read goes too
+    r = dgraph.bfs(PG, src, executor="tasks")
+    unread = [k for k in _kept(client) if k not in before]
+    assert len(unread) == 2
+    del r
+    gc.collect()
+    deadline = time.time() + 10
+    while any(k in _kept(client) for k in unread) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not any(k in _kept(client) for k in unread), "an unread result still in a worker's box"
+
+
+def test_a_kept_result_outlives_its_result_object_while_a_read_waits(client):
+    """A frame made from a tasks result whose Result object is already gone still reads every part,
+    however late the part's task runs: the kept columns are let go by a task that runs after the
+    reads still wanted (the review of 42042f4 reproduced an error here, with part 1's worker busy,
+    when the Result's finalizer dropped them at once), and then they are gone."""
+    import gc
+    import time
+
+    G = dgraph.generate("rmat", scale=10, seed=3)
+    src = int(np.argmax(np.diff(G.indptr)))
+    ref = dgraph.bfs(G, src)
+    PG = G.partition(2, client=client)
+    r = dgraph.bfs(PG, src, executor="tasks")
+    kept = _kept(client)
+    assert kept, "the run did not end in a step task: nothing kept"
+    # part 1's worker busy: part 0's frame is made (read for the frame's types), part 1's waits
+    busy = client.submit(time.sleep, 2.0, workers=[list(PG.workers)[1]], pure=False, allow_other_workers=False)
+    time.sleep(0.2)
+    df = r.to_dask()
+    del r
+    gc.collect()
+    got = df.compute(scheduler=client.get)
+    assert sorted(got["depth"].tolist()) == sorted(ref.depth.tolist())
+    busy.result()
+    del df, got
+    deadline = time.time() + 10
+    while any(k in _kept(client) for k in kept) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not any(k in _kept(client) for k in kept), "a read result still in a worker's box"

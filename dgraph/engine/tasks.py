@@ -44,8 +44,9 @@ too, one dependent task level fewer (BFS always, at its end).  That task
 keeps the result columns in its worker's box rather than in its output:
 the tasks submitted past it fetch its output before the client can let
 them go (on CuPy shards through host memory: 15-20 ms of a 50 ms BFS on
-rmat22), and ``bfs-result-p3-<run>`` reads them from the box; they are let
-go with the run's result.
+rmat22), and ``bfs-result-p3-<run>`` reads them from the box; once the
+run's Result is gone, a task on each worker lets them go after the reads
+still wanted (:func:`_let_go`).
 
 The client never waits inside the loop for a superstep it could submit: it
 keeps ``2 * lookahead`` supersteps submitted ahead of the last report it
@@ -270,7 +271,7 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
             # the steps submitted past this one fetch its output before the client can let them go (no
             # "final" report warned it): the result columns stay in this worker's box, where _columns reads them
             if out["result"] is not None:
-                box[token, part, KEPT] = out["result"]
+                box[token, part, KEPT] = out["result"]  # let go by _let_go, once the run's Result is gone
                 out["result"], out["kept"] = None, (token, part)
             return out
         final = program.final_contribution(shard, state)
@@ -385,6 +386,33 @@ def _forget(dask_worker, token):
     box = getattr(dask_worker, "_dgraph_task_states", {})
     for key in [k for k in box if k[0] == token]:
         del box[key]
+
+
+def _let_go(token, part, *reads):
+    """Drop the result a step task kept for ``part`` of run ``token`` from this worker's box; runs
+    after ``reads``, the result's reads (its ``_columns`` tasks) that were still wanted."""
+    _box().pop((token, part, KEPT), None)
+
+
+def _let_go_later(client, token, workers, issued):
+    """When a run's Result is gone (a finalizer): for each part, one task on its worker that drops the
+    kept result after the reads of it still wanted (``issued``: part -> weak set of the ``_columns``
+    futures handed out), so a frame made from the result but not read yet still finds it."""
+    def go():
+        from distributed import fire_and_forget  # noqa: PLC0415
+
+        try:
+            for q, w in enumerate(workers):
+                reads = [f for f in list(issued.get(q, ())) if f is not None]
+                fire_and_forget(client.submit(_let_go, token, q, *reads, workers=[w], allow_other_workers=False,
+                                              pure=False, key=f"dgraph-let-go-p{q}-{token}"))
+        except Exception:  # noqa: BLE001 - the client is closing: the workers' boxes go with it
+            pass
+
+    try:
+        client.loop.add_callback(go)
+    except Exception:  # noqa: BLE001 - the client is closing
+        pass
 
 
 # -- on the client ----------------------------------------------------------------------------------
@@ -682,7 +710,7 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             if kind == "done":
                 if rep.pop("_received", False):  # the shard finished in the task that received the last superstep
                     record(step - 1, rep)
-                    kept = True  # its result waits in the workers' boxes (see _step_under)
+                    kept = True  # the results wait in the workers' boxes (see _step_under)
                 break
             if kind == "skip":  # cannot come before "done" (every shard's tasks follow the same reports)
                 raise RuntimeError(f"tasks executor: step {step} of {what} skipped before the run was done")
@@ -722,10 +750,14 @@ class _Results:
     def __init__(self, client, futures, workers, name, token, tallies=None, kept=False):
         self.client, self.done, self.workers, self.name, self.token = client, futures, workers, name, token
         self.tallies = tallies  # Program.tally over the parts, None where one did not come
-        if kept:  # the results wait in the workers' boxes: let go with this object (the run's Result)
-            weakref.finalize(self, run_quietly, client, _forget, token=token)
+        self.issued = {q: weakref.WeakSet() for q in range(len(futures))}  # the _columns futures handed out
+        if kept:  # the results wait in the workers' boxes: let go once this (the Result's maker) is gone
+            weakref.finalize(self, _let_go_later, client, token, list(workers), self.issued)
 
     def __call__(self):
-        return [self.client.submit(_columns, f, workers=[w], allow_other_workers=False, pure=False,
-                                   key=f"{self.name}-result-p{q}-{self.token}")
-                for q, (f, w) in enumerate(zip(self.done, self.workers))]
+        futures = [self.client.submit(_columns, f, workers=[w], allow_other_workers=False, pure=False,
+                                      key=f"{self.name}-result-p{q}-{self.token}")
+                   for q, (f, w) in enumerate(zip(self.done, self.workers))]
+        for q, f in enumerate(futures):
+            self.issued[q].add(f)
+        return futures
