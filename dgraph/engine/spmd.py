@@ -461,7 +461,12 @@ def _spmd_loop(worker, program, shard, schedule, placement, run, max_supersteps,
             busy += t_kernel - t_go
         contributions = exchange(mine, step)
         t_exchange = profile()
-        report = program.receive(shard, state, contributions, ctx)
+        try:
+            report = program.receive(shard, state, contributions, ctx)
+        except Exception:  # a collective in the receive (ctx.share) on an aborted communicator
+            if run in box.cancelled:
+                raise Cancelled(run) from None
+            raise
         if run in box.cancelled:  # an aborted NCCL exchange returns what never came: stop before using it
             raise Cancelled(run)
         if q == 0:

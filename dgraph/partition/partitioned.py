@@ -93,7 +93,9 @@ class PartitionedGraph:
             if self._rebuild is None:
                 raise WorkerLostError(f"partitions {lost} were lost with their worker and this graph cannot "
                                       f"rebuild them; partition it again")
-            order = worker_addresses(self.client)
+            # the workers now (a nanny's restart can leave the list empty for a moment after `alive`
+            # was read: wait for one, else the ones read then)
+            order = worker_addresses(self.client, wait=30.0) or sorted(alive)
             load = {w: 0 for w in order}
             for q, w in enumerate(self.workers):
                 if q not in lost and w in load:
