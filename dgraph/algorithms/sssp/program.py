@@ -29,7 +29,8 @@ IMPLEMENTATIONS = {
     "cpu-numba": "numba kernels (cpu.py) a superstep; partitions merged by the vectorized receive",
     "cpu-numba+whole": "numba kernels a superstep on one whole shard that a Dask executor runs",
     "cpu-numba+steps": "one whole shard, local executor: many supersteps a numba call (solver.py)",
-    "gpu-cuda": "CUDA kernels (gpu.py, sssp.cu) a superstep; partitions merged on the GPU (merge)",
+    "gpu-cuda": "CUDA kernels (gpu.py, sssp.cu) a superstep; partitions merged on the GPU (merge), each "
+                "vertex's improvements on its owner alone over NCCL (routed)",
     "gpu-cuda+whole": "CUDA kernels a superstep on one whole shard that a Dask executor runs: in-place receive",
     "gpu-cuda+steps": "one whole shard, local executor: many supersteps a cooperative launch (sssp_steps.cu), "
                       "host-driven supersteps where the launch cannot take one (solver.py)",
