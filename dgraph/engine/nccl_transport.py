@@ -92,13 +92,10 @@ class NcclTransport:
         dtypes = {k: mine.arrays[k].dtype for k in names}
         width = len(names) + len(keys)
         held = {self.q: mine}
-
-        def meta(c):
-            return [len(c.arrays[k]) for k in names] + [float(c.counters[k]) for k in keys]
-
         for k in range(len(self.sends)):
             sends, recvs = self.sends[k], self.recvs[k]
-            out_meta = [cp.asarray(np.array([meta(held[o]) for o in t.origins], dtype=np.float64)) for t in sends]
+            out_meta = [cp.asarray(np.array([_sizes(held[o].arrays, held[o].counters, names, keys) for o in t.origins],
+                                            dtype=np.float64)) for t in sends]
             in_meta = [cp.empty((len(t.origins), width), dtype=np.float64) for t in recvs]
             nccl.groupStart()
             for t, buf in zip(sends, out_meta):
@@ -112,14 +109,8 @@ class NcclTransport:
             self._send_held(held, sends, names, stream)
             for t, m in zip(recvs, got_meta):
                 for row, o in zip(m, t.origins):
-                    arrays = {}
-                    for i, name in enumerate(names):
-                        a = cp.empty(int(row[i]), dtype=dtypes[name])
-                        if len(a):
-                            self.comm.recv(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, t.src, stream)
-                        arrays[name] = a
-                    counters = {key: _number(row[len(names) + j]) for j, key in enumerate(keys)}
-                    arrived.append((o, Contribution(arrays, counters)))
+                    arrays = self._recv_into(_sized(row, names, dtypes), t.src, stream)
+                    arrived.append((o, Contribution(arrays, _counters(row, names, keys))))
             nccl.groupEnd()
             held.update(arrived)
         return [held[i] for i in range(self.p)]
@@ -128,14 +119,29 @@ class NcclTransport:
     def _send_held(self, held, sends, names, stream):
         """The sends of one round (inside its NCCL group): every array of every origin a transfer
         forwards, as bytes; empty arrays are not sent (their receivers know they are empty)."""
-        from cupy.cuda import nccl  # noqa: PLC0415
-
         for t in sends:
             for o in t.origins:
-                for name in names:
-                    a = held[o].arrays[name]
-                    if len(a):
-                        self.comm.send(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, t.dst, stream)
+                self._send_from(held[o].arrays, names, t.dst, stream)
+
+    def _send_from(self, arrays, names, dst, stream):
+        """Inside an NCCL group: the non-empty arrays among ``names`` of ``arrays``, in that order, to
+        ``dst`` as bytes (:meth:`_recv_into` on the other side receives them)."""
+        from cupy.cuda import nccl  # noqa: PLC0415
+
+        for name in names:
+            a = arrays[name]
+            if len(a):
+                self.comm.send(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, dst, stream)
+
+    def _recv_into(self, arrays, src, stream):
+        """Inside an NCCL group: each non-empty array of ``arrays`` (made to the sizes the sender's
+        told, in its order) filled from ``src``; -> ``arrays``."""
+        from cupy.cuda import nccl  # noqa: PLC0415
+
+        for a in arrays.values():
+            if len(a):
+                self.comm.recv(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, src, stream)
+        return arrays
 
     def _exchange_fixed(self, mine, names, stream):
         """:meth:`exchange` of a fixed contribution (:attr:`Contribution.fixed`): every peer's arrays
@@ -150,10 +156,7 @@ class NcclTransport:
             self._send_held(held, sends, names, stream)
             for t in recvs:
                 for o in t.origins:
-                    arrays = {name: cp.empty_like(mine.arrays[name]) for name in names}
-                    for a in arrays.values():
-                        if len(a):  # as _send_held sends
-                            self.comm.recv(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, t.src, stream)
+                    arrays = self._recv_into({name: cp.empty_like(mine.arrays[name]) for name in names}, t.src, stream)
                     arrived.append((o, Contribution(arrays, {}, fixed=True)))
             nccl.groupEnd()
             held.update(arrived)
@@ -175,8 +178,8 @@ class NcclTransport:
         keys = sorted(mine.counters)
         sent = sum(int(routes[o][k].nbytes) for o in peers for k in names)
         width = len(names) + len(keys) + 1
-        out_meta = {o: cp.asarray(np.array([len(routes[o][k]) for k in names] + [float(mine.counters[k]) for k in keys]
-                                           + [float(sent)], dtype=np.float64)) for o in peers}
+        out_meta = {o: cp.asarray(np.array(_sizes(routes[o], mine.counters, names, keys) + [float(sent)],
+                                           dtype=np.float64)) for o in peers}
         in_meta = {o: cp.empty(width, dtype=np.float64) for o in peers}
         nccl.groupStart()
         for o in peers:
@@ -187,18 +190,9 @@ class NcclTransport:
         held = {self.q: Contribution(mine.arrays, mine.counters, sent=sent)}
         nccl.groupStart()
         for o in peers:
-            for k in names:
-                a = routes[o][k]
-                if len(a):
-                    self.comm.send(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, o, stream)
-            arrays = {}
-            for i, k in enumerate(names):
-                a = cp.empty(int(got[o][i]), dtype=dtypes[k])
-                if len(a):
-                    self.comm.recv(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, o, stream)
-                arrays[k] = a
-            counters = {key: _number(got[o][len(names) + j]) for j, key in enumerate(keys)}
-            held[o] = Contribution(arrays, counters, sent=int(got[o][-1]))
+            self._send_from(routes[o], names, o, stream)
+            arrays = self._recv_into(_sized(got[o], names, dtypes), o, stream)
+            held[o] = Contribution(arrays, _counters(got[o], names, keys), sent=int(got[o][-1]))
         nccl.groupEnd()
         return [held[i] for i in range(self.p)]
 
@@ -249,14 +243,10 @@ class NcclTransport:
         stream = cp.cuda.get_current_stream().ptr
         others = [o for o in range(self.p) if o != root]
         if self.q != root:
-            meta = cp.asarray(np.array([len(mine.arrays[k]) for k in names] +
-                                       [float(mine.counters[k]) for k in keys], dtype=np.float64))
+            meta = cp.asarray(np.array(_sizes(mine.arrays, mine.counters, names, keys), dtype=np.float64))
             self.comm.send(meta.data.ptr, meta.nbytes, nccl.NCCL_UINT8, root, stream)
             nccl.groupStart()
-            for name in names:
-                a = mine.arrays[name]
-                if len(a):
-                    self.comm.send(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, root, stream)
+            self._send_from(mine.arrays, names, root, stream)
             nccl.groupEnd()
             return None
         metas = {o: cp.empty(width, dtype=np.float64) for o in others}
@@ -268,13 +258,8 @@ class NcclTransport:
         held = {root: mine}
         nccl.groupStart()
         for o in others:
-            arrays = {}
-            for i, name in enumerate(names):
-                a = cp.empty(int(got[o][i]), dtype=dtypes[name])
-                if len(a):
-                    self.comm.recv(a.data.ptr, a.nbytes, nccl.NCCL_UINT8, o, stream)
-                arrays[name] = a
-            held[o] = Contribution(arrays, {key: _number(got[o][len(names) + j]) for j, key in enumerate(keys)})
+            held[o] = Contribution(self._recv_into(_sized(got[o], names, dtypes), o, stream),
+                                   _counters(got[o], names, keys))
         nccl.groupEnd()
         return [held[i] for i in range(self.p)]
 
@@ -306,6 +291,23 @@ class NcclTransport:
             self.comm.allReduce(ptr, ptr, array.size, kind, nccl.NCCL_MIN, stream)
         else:
             self.comm.reduce(ptr, ptr, array.size, kind, nccl.NCCL_MIN, root, stream)
+
+
+def _sizes(arrays, counters, names, keys):
+    """A contribution's size row: its arrays' lengths (``names``' order), then its counters (``keys``')."""
+    return [len(arrays[k]) for k in names] + [float(counters[k]) for k in keys]
+
+
+def _sized(row, names, dtypes):
+    """Empty arrays to receive into, of the lengths a size row (:func:`_sizes`) tells."""
+    import cupy as cp  # noqa: PLC0415
+
+    return {name: cp.empty(int(row[i]), dtype=dtypes[name]) for i, name in enumerate(names)}
+
+
+def _counters(row, names, keys):
+    """The counters a size row (:func:`_sizes`) carries after the lengths."""
+    return {key: _number(row[len(names) + j]) for j, key in enumerate(keys)}
 
 
 def _number(x):
