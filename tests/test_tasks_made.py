@@ -92,17 +92,16 @@ def test_a_bfs_finishes_in_the_task_that_receives_its_last_superstep(client, mon
 
 
 def _kept(client):
-    """(token, part) of every result a worker's box keeps (tasks.KEPT entries), over the workers."""
-    from dgraph.engine import tasks
-
+    """(run, part) of every result a worker's result stash keeps (spmd's, where a tasks run that
+    finished in a step task leaves its results), over the workers."""
     def look(dask_worker):
-        return [k[:2] for k in getattr(dask_worker, "_dgraph_task_states", {}) if len(k) == 3 and k[2] == tasks.KEPT]
+        return [tuple(k) for k in getattr(dask_worker, "_dgraph_results", {})]
 
     return sorted(k for ks in client.run(look).values() for k in ks)
 
 
 def test_a_result_made_in_a_step_task_waits_in_the_box_until_let_go(client):
-    """The task that finishes a BFS keeps its result columns in its worker's box, not in its output,
+    """The task that finishes a BFS keeps its result columns in its worker's result stash, not in its output,
     which the tasks submitted past it fetch (on CuPy shards through host memory); the result reads
     there as often as asked, and is let go with the run's Result."""
     import gc
@@ -125,7 +124,7 @@ def test_a_result_made_in_a_step_task_waits_in_the_box_until_let_go(client):
     deadline = time.time() + 10
     while any(k in _kept(client) for k in kept) and time.time() < deadline:
         time.sleep(0.05)
-    assert not any(k in _kept(client) for k in kept), "a let-go result still in a worker's box"
+    assert not any(k in _kept(client) for k in kept), "a let-go result still in a worker's stash"
     # a result never read goes too
     r = dgraph.bfs(PG, src, executor="tasks")
     unread = [k for k in _kept(client) if k not in before]
@@ -135,7 +134,7 @@ def test_a_result_made_in_a_step_task_waits_in_the_box_until_let_go(client):
     deadline = time.time() + 10
     while any(k in _kept(client) for k in unread) and time.time() < deadline:
         time.sleep(0.05)
-    assert not any(k in _kept(client) for k in unread), "an unread result still in a worker's box"
+    assert not any(k in _kept(client) for k in unread), "an unread result still in a worker's stash"
 
 
 def test_a_kept_result_outlives_its_result_object_while_a_read_waits(client):
@@ -166,4 +165,4 @@ def test_a_kept_result_outlives_its_result_object_while_a_read_waits(client):
     deadline = time.time() + 10
     while any(k in _kept(client) for k in kept) and time.time() < deadline:
         time.sleep(0.05)
-    assert not any(k in _kept(client) for k in kept), "a read result still in a worker's box"
+    assert not any(k in _kept(client) for k in kept), "a read result still in a worker's stash"

@@ -159,9 +159,15 @@ def _drop_run(dask_worker, run):
     box.cancel(run)  # before the abort: whatever the abort unblocks sees the run cancelled
     abort(run)
     box.drop_run(run)
-    for key in [k for k in _results(dask_worker) if k[0] == run]:
-        del _results(dask_worker)[key]
+    _drop_results(dask_worker, run)
     _live(dask_worker).pop(run, None)
+
+
+def _drop_results(dask_worker, run):
+    """Drop what ``run`` left in this worker's result stash (:func:`_results`)."""
+    stash = _results(dask_worker)
+    for key in [k for k in stash if k[0] == run]:
+        del stash[key]
 
 
 def _live(worker):
@@ -1058,12 +1064,13 @@ class _Claimed:
 
 
 def _claim_result(run, q):
-    """The result a direct spmd run left on this worker for part ``q``: a Dask-held value from here on."""
+    """The result a run left on this worker's stash for part ``q`` (a direct spmd run; a ``tasks`` run
+    that finished in a step task): a Dask-held value from here on."""
     from distributed import get_worker  # noqa: PLC0415
 
     stash = _results(get_worker())
     if (run, q) not in stash:
-        raise ExecutorError(f"the results of spmd run {run} are gone from worker {get_worker().address} "
+        raise ExecutorError(f"the results of run {run} are gone from worker {get_worker().address} "
                             f"(partition {q}): that worker restarted; run it again")
     return stash.pop((run, q))
 

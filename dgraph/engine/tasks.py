@@ -41,12 +41,12 @@ program whose final contribution is already final after a superstep
 it beside that superstep's; when every shard did so in the superstep after
 which it converged, the task that finds it converged finishes the shard
 too, one dependent task level fewer (BFS always, at its end).  That task
-keeps the result columns in its worker's box rather than in its output:
-the tasks submitted past it fetch its output before the client can let
-them go (on CuPy shards through host memory: 15-20 ms of a 50 ms BFS on
-rmat22), and ``bfs-result-p3-<run>`` reads them from the box; once the
-run's Result is gone, a task on each worker lets them go after the reads
-still wanted (:func:`_let_go`).
+leaves the result columns in its worker's result stash, as a direct spmd
+run does, rather than in its output: the tasks submitted past it fetch
+that output before the client can let them go (on CuPy shards through host
+memory).  ``bfs-result-p3-<run>`` claims them from the stash when the
+result is read (a Dask-held value from then on); a result dropped unread
+is dropped there.
 
 The client never waits inside the loop for a superstep it could submit: it
 keeps ``2 * lookahead`` supersteps submitted ahead of the last report it
@@ -109,10 +109,6 @@ from ..errors import WorkerLostError
 from . import health
 from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, worker_lost
 from .program import SAME_FINAL, StepContext, WithFinal, sum_counts
-
-#: the key (with the run's token and the part) under which a worker's box keeps a result that a step
-#: task made (it finished the shard: the finals came with the last superstep), until the result is let go
-KEPT = "result"
 
 #: the Dask event topic that carries the supersteps' reports to the client
 TOPIC = "dgraph-superstep"
@@ -269,10 +265,11 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
             report["_received"] = True  # the client records this superstep's report from the "done"
             out = _done(held, part, report, finals)
             # the steps submitted past this one fetch its output before the client can let them go (no
-            # "final" report warned it): the result columns stay in this worker's box, where _columns reads them
+            # "final" report warned it): the columns wait in the worker's result stash, claimed when read
             if out["result"] is not None:
-                box[token, part, KEPT] = out["result"]  # let go by _let_go, once the run's Result is gone
-                out["result"], out["kept"] = None, (token, part)
+                from .spmd import _results  # noqa: PLC0415
+
+                _results(worker)[token, part] = out.pop("result")
             return out
         final = program.final_contribution(shard, state)
         if program.replicated_result and part == 0:  # only shard 0's result is read: the finals go there
@@ -367,52 +364,14 @@ async def _merge_task(*outs):
 
 
 def _columns(out):
-    """The shard's result columns, from its "done" task's output, or from the worker's box where that
-    task kept them (it finished the shard in a step task: see :func:`_step_under`); on the worker
-    that holds them."""
-    if out.get("kept") is None:
-        return out["result"]
-    token, part = out["kept"]
-    result = _box().get((token, part, KEPT))
-    if result is None:
-        from ..errors import ExecutorError  # noqa: PLC0415
-
-        raise ExecutorError(f"tasks run {token}: the result of partition {part} is no longer on its worker "
-                            f"(restarted, or the result was let go); run again")
-    return result
+    """The shard's result columns, from its "done" task's output (on the worker that holds it)."""
+    return out["result"]
 
 
 def _forget(dask_worker, token):
     box = getattr(dask_worker, "_dgraph_task_states", {})
     for key in [k for k in box if k[0] == token]:
         del box[key]
-
-
-def _let_go(token, part, *reads):
-    """Drop the result a step task kept for ``part`` of run ``token`` from this worker's box; runs
-    after ``reads``, the result's reads (its ``_columns`` tasks) that were still wanted."""
-    _box().pop((token, part, KEPT), None)
-
-
-def _let_go_later(client, token, workers, issued):
-    """When a run's Result is gone (a finalizer): for each part, one task on its worker that drops the
-    kept result after the reads of it still wanted (``issued``: part -> weak set of the ``_columns``
-    futures handed out), so a frame made from the result but not read yet still finds it."""
-    def go():
-        from distributed import fire_and_forget  # noqa: PLC0415
-
-        try:
-            for q, w in enumerate(workers):
-                reads = [f for f in list(issued.get(q, ())) if f is not None]
-                fire_and_forget(client.submit(_let_go, token, q, *reads, workers=[w], allow_other_workers=False,
-                                              pure=False, key=f"dgraph-let-go-p{q}-{token}"))
-        except Exception:  # noqa: BLE001 - the client is closing: the workers' boxes go with it
-            pass
-
-    try:
-        client.loop.add_callback(go)
-    except Exception:  # noqa: BLE001 - the client is closing
-        pass
 
 
 # -- on the client ----------------------------------------------------------------------------------
@@ -695,7 +654,7 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
 
         submitted = 0  # step tasks submitted
         ending = False  # a "final" report read: limit is the step after the one that finishes
-        kept = False  # the run finished in a step task: its results wait in the workers' boxes
+        kept = False  # the run finished in a step task: its results wait in the workers' stashes
         step = 0       # the step task whose report is read next
         while True:
             while submitted - step < 2 * lookahead and (limit is None or submitted < limit):
@@ -710,7 +669,7 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             if kind == "done":
                 if rep.pop("_received", False):  # the shard finished in the task that received the last superstep
                     record(step - 1, rep)
-                    kept = True  # the results wait in the workers' boxes (see _step_under)
+                    kept = True  # the results wait in the workers' stashes (see _step_under)
                 break
             if kind == "skip":  # cannot come before "done" (every shard's tasks follow the same reports)
                 raise RuntimeError(f"tasks executor: step {step} of {what} skipped before the run was done")
@@ -745,19 +704,30 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
 
 class _Results:
     """The "done" tasks' futures; ``()`` -> futures of their columns (one small task each, on the worker
-    that holds it, when the result is read)."""
+    that holds it, when the result is read).  ``kept``: the columns wait in the workers' result
+    stashes (the run finished in a step task), claimed as a direct spmd run's are: the claims are
+    kept for later reads (a claim empties its stash entry), and a result never read is dropped."""
 
     def __init__(self, client, futures, workers, name, token, tallies=None, kept=False):
         self.client, self.done, self.workers, self.name, self.token = client, futures, workers, name, token
         self.tallies = tallies  # Program.tally over the parts, None where one did not come
-        self.issued = {q: weakref.WeakSet() for q in range(len(futures))}  # the _columns futures handed out
-        if kept:  # the results wait in the workers' boxes: let go once this (the Result's maker) is gone
-            weakref.finalize(self, _let_go_later, client, token, list(workers), self.issued)
+        self.claims = None
+        self._finalizer = None
+        if kept:
+            from .spmd import _drop_results  # noqa: PLC0415
+
+            self._finalizer = weakref.finalize(self, run_quietly, client, _drop_results, run=token)
 
     def __call__(self):
-        futures = [self.client.submit(_columns, f, workers=[w], allow_other_workers=False, pure=False,
-                                      key=f"{self.name}-result-p{q}-{self.token}")
-                   for q, (f, w) in enumerate(zip(self.done, self.workers))]
-        for q, f in enumerate(futures):
-            self.issued[q].add(f)
-        return futures
+        if self._finalizer is None:
+            return [self.client.submit(_columns, f, workers=[w], allow_other_workers=False, pure=False,
+                                       key=f"{self.name}-result-p{q}-{self.token}")
+                    for q, (f, w) in enumerate(zip(self.done, self.workers))]
+        if self.claims is None:
+            from .spmd import _claim_result  # noqa: PLC0415
+
+            self.claims = [self.client.submit(_claim_result, self.token, q, workers=[w], allow_other_workers=False,
+                                              pure=False, key=f"{self.name}-result-p{q}-{self.token}")
+                           for q, w in enumerate(self.workers)]
+            self._finalizer.detach()
+        return self.claims
