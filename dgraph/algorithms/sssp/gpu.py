@@ -54,7 +54,7 @@ from ...backend.gpu_fill import fill
 from ...backend.gpu_kernels import block_starts, block_starts_queued, row_degree_scan
 from ...cuda import BLOCK, dtype_suffix, elementwise, function, multiprocessors, source
 from ...engine.program import Contribution
-from .program import owned_frontier
+from .program import owned_frontier, shared_rows
 
 #: the device functions (sssp.cuh, with common.cuh), also compiled into the cooperative kernel
 #: (sssp_steps.cu, :mod:`dgraph.algorithms.sssp.solver`)
@@ -109,7 +109,7 @@ class Scratch:
         self.tv = self.th = self.tb = None
         self.ahead = None  # blocks of the next relaxation split launched before the read (relax does the rest)
         self.near_ids = None  # a partition's split: the vertex ids of its near queue's rows
-        self.routes = self.cursors = self.bounds = None  # a routed partition's (route)
+        self.route_counts = self.bounds = None  # a routed partition's (route)
 
     def read_report(self):
         """The counts report_reset copied (waits for the event recorded after it)."""
@@ -371,12 +371,13 @@ def relax_step(shard, st, whole):
         return Contribution({}, {"edges": int(total)})
     if st.routed:  # each changed vertex another shard owns goes to that shard alone
         skipped, routes = route(shard, st)
-        counters = {"edges": int(total), "skipped": skipped} if st.skip else {"edges": int(total)}
-        return Contribution({}, counters, routes=routes)
-    count, skipped = (int(x) for x in st.scratch.counters[0:2].get())  # one read: changed, skipped edges
-    out = st.scratch.out[:count].copy()  # the queue is scratch: reused by the next superstep
+        arrays = {}
+    else:
+        count, skipped = (int(x) for x in st.scratch.counters[0:2].get())  # one read: changed, skipped edges
+        out = st.scratch.out[:count].copy()  # the queue is scratch: reused by the next superstep
+        arrays, routes = {"v": out, "d": st.dist[out], "h": st.hops[out]}, None
     counters = {"edges": int(total), "skipped": skipped} if st.skip else {"edges": int(total)}
-    return Contribution({"v": out, "d": st.dist[out], "h": st.hops[out]}, counters)
+    return Contribution(arrays, counters, routes=routes)
 
 
 def route(shard, st):
@@ -390,15 +391,14 @@ def route(shard, st):
     sc = st.scratch
     p, q = shard.num_parts, shard.part
     suffix = dtype_suffix(sc.vdt)
-    if sc.routes is None:
-        sc.routes = cp.zeros(2 + p, dtype=cp.uint64)
-        sc.cursors = cp.zeros(p, dtype=cp.uint64)
+    if sc.bounds is None:
         sc.bounds = cp.asarray(np.asarray(shard.range_bounds(), dtype=np.int64))
-    else:
-        sc.routes.fill(0)
-        sc.cursors.fill(0)
-    kernel("route_count_" + suffix)((sc.tiles,), (BLOCK,), (sc.out, sc.counters, sc.bounds, cp.int32(p), sc.routes))
-    got = [int(x) for x in sc.routes.get()]  # the one read
+        # [queue length, skipped edges, each owner's count, each owner's cursor]: one fill a superstep
+        sc.route_counts = cp.empty(2 + 2 * p, dtype=cp.uint64)
+    counts_at, cursors = sc.route_counts[:2 + p], sc.route_counts[2 + p:]
+    sc.route_counts.fill(0)
+    kernel("route_count_" + suffix)((sc.tiles,), (BLOCK,), (sc.out, sc.counters, sc.bounds, cp.int32(p), counts_at))
+    got = [int(x) for x in counts_at.get()]  # the one read
     count, skipped, counts = got[0], got[1], got[2:]
     total = sum(counts) - counts[q]
     rv = cp.empty(total, dtype=sc.vdt)
@@ -406,8 +406,8 @@ def route(shard, st):
     rh = cp.empty(total, dtype=cp.int64)
     if total:
         kernel("route_scatter_" + suffix)(
-            _grid(count), (BLOCK,), (sc.out, cp.int64(count), sc.bounds, cp.int32(p), cp.int32(q), sc.routes,
-                                     st.dist, st.hops, sc.cursors, rv, rd, rh))
+            _grid(count), (BLOCK,), (sc.out, cp.int64(count), sc.bounds, cp.int32(p), cp.int32(q), counts_at,
+                                     st.dist, st.hops, cursors, rv, rd, rh))
     routes, at = [], 0
     for j in range(p):
         c = 0 if j == q else counts[j]
@@ -416,19 +416,17 @@ def route(shard, st):
     return skipped, routes
 
 
-def shared_sums(share, values):
-    """Each of ``values`` (numbers, the same count on every shard) summed over the shards, through
-    ``share`` (:attr:`dgraph.engine.program.StepContext.share`)."""
-    got = share(np.asarray(values, dtype=np.float64).tobytes())
-    return [int(x) for x in np.frombuffer(b"".join(got), dtype=np.float64).reshape(len(got), -1).sum(axis=0)]
+def _shared_sums(share, values):
+    """Each of ``values`` summed over the shards (:func:`.program.shared_rows`), as ints."""
+    return [int(x) for x in shared_rows(share, values).sum(axis=0)]
 
 
-def receive_routed(shard, st, parts, edges, next_bucket):
+def receive_routed(shard, st, parts, edges, next_bucket, share):
     """SSSP.receive of a routed partition (each shard holds the state of the vertices it owns; the
     others' entries are what it last offered them): the improvements other shards sent it merged,
     its own near vertices queued, and the counts every shard needs for the next decision summed over
-    the shards (``st.share``).  ``next_bucket``: the Program's, which then agrees on the closest far
-    vertex through the same collective."""
+    the shards through ``share`` (:attr:`dgraph.engine.program.StepContext.share`).  ``next_bucket``:
+    the Program's, which then agrees on the closest far vertex through the same collective."""
     merge(parts, st.dist, st.hops, st.scratch)
     _, rows, fd, fh, scanned, total, far, _, starts = split(
         st.dist, st.hops, st.bound, st.pending, shard.indptr, st.scratch, max(shard.n, 1),
@@ -438,11 +436,11 @@ def receive_routed(shard, st, parts, edges, next_bucket):
         st.pile = shard.xp.concatenate([st.pile, far])
     st.snap = (rows, st.scratch.near_ids[:len(rows)], fd, fh, scanned, total, starts)
     st.frontier = None
-    nnear, nfar, improved = shared_sums(st.share, [len(rows), len(st.pile), improved])
+    nnear, nfar, improved = _shared_sums(share, [len(rows), len(st.pile), improved])
     if nnear == 0 and nfar:
-        st.frontier = next_bucket(st, share=st.share)
+        st.frontier = next_bucket(st, share=share)
         st.snap = None
-        nnear, nfar = shared_sums(st.share, [len(st.frontier), len(st.pile)])
+        nnear, nfar = _shared_sums(share, [len(st.frontier), len(st.pile)])
     return {"frontier": nnear, "far": nfar, "bound": st.bound, "improved": improved, "edges": edges}
 
 

@@ -64,7 +64,7 @@ def implementation(backend, whole, kernels="fused", executor="local"):
 class SSSPState:
     __slots__ = ("dist", "hops", "frontier", "pending", "pile", "bound", "parents", "big",
                  "bd", "bh", "mark", "touched", "scratch", "w64", "snap", "steps", "steps_skip", "skip",
-                 "routed", "share", "gather")
+                 "routed", "gather")
 
 
 class SSSP(Program):
@@ -133,7 +133,7 @@ class SSSP(Program):
         st.steps_skip = False  # the launch stopped before a superstep it cannot take: the host's turn
         st.w64 = None if shard.weights is None else shard.weights.astype(np.float64, copy=False)
         st.routed = None  # decided by the first superstep (routed)
-        st.share = st.gather = None
+        st.gather = None  # a routed partition's StepContext.gather_ranges, for final_min (it has no ctx)
         return st
 
     def initial_report(self, shard, st):
@@ -153,7 +153,7 @@ class SSSP(Program):
 
             if st.routed is None:
                 st.routed = routed(self, shard, ctx)
-                st.share, st.gather = (ctx.share, ctx.gather_ranges) if st.routed else (None, None)
+                st.gather = ctx.gather_ranges if st.routed else None
             return gpu.relax_step(shard, st, self.whole)
         xp = shard.xp
         rows, gids = owned_frontier(shard, st.frontier)
@@ -198,23 +198,16 @@ class SSSP(Program):
             from . import gpu  # noqa: PLC0415
 
             return gpu.receive_whole(shard, st, contributions[0], self._next_bucket)
-        if self.gpu and st.routed:  # what this shard owns, merged on the GPU (gpu.receive_routed)
-            from . import gpu  # noqa: PLC0415
-
-            others = [tuple(c.arrays[k] for k in ("v", "d", "h")) for i, c in enumerate(contributions)
-                      if i != shard.part]
-            report = gpu.receive_routed(shard, st, others, sum(int(c.counters["edges"]) for c in contributions),
-                                        self._next_bucket)
-            if "skipped" in contributions[0].counters:
-                report["skipped"] = sum(int(c.counters["skipped"]) for c in contributions)
-            return report
-        if self.gpu and len(contributions) > 1:  # merged and split on the GPU (gpu.receive_partition)
+        if self.gpu and len(contributions) > 1:  # merged and split on the GPU (routed: only its own came)
             from . import gpu  # noqa: PLC0415
 
             others = [tuple(to_backend(c.arrays[k], xp) for k in ("v", "d", "h"))
                       for i, c in enumerate(contributions) if i != shard.part]
-            report = gpu.receive_partition(shard, st, others, sum(int(c.counters["edges"]) for c in contributions),
-                                           self._next_bucket)
+            edges = sum(int(c.counters["edges"]) for c in contributions)
+            if st.routed:
+                report = gpu.receive_routed(shard, st, others, edges, self._next_bucket, ctx.share)
+            else:
+                report = gpu.receive_partition(shard, st, others, edges, self._next_bucket)
             if "skipped" in contributions[0].counters:  # stale rows skipped (gpu.relax_step)
                 report["skipped"] = sum(int(c.counters["skipped"]) for c in contributions)
             return report
@@ -259,7 +252,7 @@ class SSSP(Program):
         pile = pile[st.pending[pile]]
         closest = float(st.dist[pile].min()) if len(pile) else np.inf
         if share is not None:
-            closest = float(np.frombuffer(b"".join(share(np.float64(closest).tobytes())), dtype=np.float64).min())
+            closest = float(shared_rows(share, [closest]).min())
         if closest == np.inf:  # no far vertex anywhere (a routed shard without one still takes the new bound)
             st.pile = pile
             return pile
@@ -381,12 +374,18 @@ def routed(program, shard, ctx):
     to the shard that owns the vertex (decided by its first superstep, the same on every shard).
 
     Where the exchange can route (:attr:`~dgraph.engine.program.StepContext.routed_exchange`) and the
-    shards are vertex ranges, yes: the replicated merge had every shard merge every shard's
-    improvements, (p - 1) times the work of its own vertices' and (p - 1) times the bytes, 92 ms of
-    a 215 ms rmat26 run on 4 GPUs."""
+    shards are vertex ranges, yes: the replicated merge has every shard merge every shard's
+    improvements, (p - 1) times the work of its own vertices' and (p - 1) times the bytes."""
     return bool(program.gpu and not program.whole and config.sssp_routed and ctx.routed_exchange
                 and ctx.share is not None and ctx.gather_ranges is not None
                 and shard.range_bounds() is not None and 1 < shard.num_parts <= MAX_ROUTES)
+
+
+def shared_rows(share, values):
+    """Every shard's ``values`` (the same count of numbers on each) as a (shards, values) float64
+    array, through ``share`` (:attr:`dgraph.engine.program.StepContext.share`, a collective)."""
+    got = share(np.asarray(values, dtype=np.float64).tobytes())
+    return np.frombuffer(b"".join(got), dtype=np.float64).reshape(len(got), -1)
 
 
 def _weights(shard, eid):
