@@ -45,7 +45,7 @@ BEFORE = {
     # a lane per sparse word after a push, a pull's union reads only the word's owners (GPU: test_multigpu);
     # then the pull's two claims through one helper (the same PTX but for register numbers; not run on a GPU)
     ("dgraph.algorithms.bfs.peers", "_SOURCE"): "5ded4e7684ad01070a61e61d742f9e8763689c6f8c57908a14fdcb10044cfbbb",
-    ("dgraph.algorithms.wcc.gpu", "_SOURCE"): "a896025b0c894a479165df65b33f1510fdad5919dcb3f1bcf929310d828120bb",
+    ("dgraph.algorithms.wcc.gpu", "_SOURCE"): "dedc68872b97f3bbe073df9673721dcf7370a4e72fe5d674e609348584517eb4",
     # fourth session: rank_update_split and split_rows (a partition's in-edges cut by source)
     ("dgraph.algorithms.pagerank.gpu", "_SOURCE"): "5bc447dcd270242dd543fe5dffde229d0c112cf76abb35a4262e59cd45e4c2e3",
     # issue 23 part 7, new kernels (no text before them): triangles/triangles.cu, bc/bc.cu, cdlp/cdlp.cu

@@ -178,6 +178,8 @@ def test_gpu_union_find_kernels_on_int64_ids():
     out = cp.empty_like(parent)
     assert gpu_wcc.flatten(parent, out) == 3                        # {0, 1, 3}, {2, 4}, {5}
     assert out.tolist() == [0, 0, 2, 0, 2, 5]
+    ids, vals = gpu_wcc.changed_pairs(out, 6 - 3)                   # the vertices that are not roots
+    assert sorted(zip(ids.tolist(), vals.tolist())) == [(1, 0), (3, 0), (4, 2)]
     undirected = cp.arange(6, dtype=cp.int64)                       # each edge stored both ways: once
     both = cp.asarray([0, 1, 2, 3, 3, 4], dtype=cp.int64)          # 0-1 and 2-4, both ways
     assert gpu_wcc.hook_csr(both, cp.asarray([1, 0, 4, 2], cp.int64), 0, cp.empty(0, cp.int64), False,
@@ -186,3 +188,28 @@ def test_gpu_union_find_kernels_on_int64_ids():
     p = cp.arange(6, dtype=cp.int64)
     gpu_wcc.unite_pairs(p, cp.asarray([5, 4], cp.int64), cp.asarray([4, 2], cp.int64))
     assert gpu_wcc.flatten(p, p) == 4 and p.tolist() == [0, 1, 2, 3, 2, 2]
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_gpu_changed_pairs_of_a_flattened_forest(dtype):
+    """changed_pairs: every ``x`` with ``out[x] != x`` once, with ``out[x]``, over many blocks (a
+    partial last block, blocks with no pair and full ones)."""
+    import cupy as cp
+
+    from dgraph.algorithms.wcc import gpu as gpu_wcc
+
+    rng = np.random.default_rng(5)
+    for n, share in ((1, 0.0), (300, 0.0), (300, 1.0), (1_000_003, 0.3), (700_000, 0.97)):
+        out = np.arange(n, dtype=dtype)
+        hit = np.flatnonzero(rng.random(n) < share)
+        hit = hit[hit > 0]
+        if len(hit):
+            out[hit] = rng.integers(0, hit, dtype=dtype)                  # a smaller id
+        roots = np.flatnonzero(out == np.arange(n))
+        d = cp.asarray(out)
+        got_ids, got_vals = gpu_wcc.changed_pairs(d, n - len(roots))
+        order = cp.argsort(got_ids).get()
+        want = np.flatnonzero(out != np.arange(n))
+        np.testing.assert_array_equal(got_ids.get()[order], want, err_msg=f"n={n}")
+        np.testing.assert_array_equal(got_vals.get()[order], out[want], err_msg=f"n={n}")
+        assert got_ids.dtype == d.dtype and got_vals.dtype == d.dtype

@@ -233,15 +233,15 @@ class WCC(Program):
         live = gpu_wcc.hook_csr(shard.indptr, shard.indices, shard.row_base, rows, shard.directed, forest)
         st.parent = xp.empty_like(forest)
         roots = gpu_wcc.flatten(forest, st.parent)
-        st.new = forest                        # a spare buffer for the receive
         hooks = shard.n - roots                # vertices not their own root
         counters = {"hooks": hooks, "edges": shard.num_arcs, "united": live}
+        empty = xp.empty(0, dtype=forest.dtype)
         if shard.num_parts == 1 or 2 * hooks > shard.n:
-            return Contribution({"ids": xp.empty(0, dtype=forest.dtype), "vals": xp.empty(0, dtype=forest.dtype),
-                                 "dense": st.parent}, counters)
-        changed = xp.flatnonzero(st.parent != xp.arange(shard.n, dtype=forest.dtype)).astype(forest.dtype)
-        return Contribution({"ids": changed, "vals": st.parent[changed], "dense": xp.empty(0, dtype=forest.dtype)},
-                            counters)
+            st.new = forest                    # a spare buffer for the receive: the contribution is st.parent
+            return Contribution({"ids": empty, "vals": empty, "dense": st.parent}, counters)
+        st.new = None
+        ids, vals = gpu_wcc.changed_pairs(st.parent, hooks)
+        return Contribution({"ids": ids, "vals": vals, "dense": empty}, counters)
 
     def _receive_gpu(self, shard, st, contributions):
         """Every other shard's forest united into this one's: the union of spanning forests has the
@@ -251,7 +251,8 @@ class WCC(Program):
         xp = shard.xp
         others = [c for i, c in enumerate(contributions) if i != shard.part]
         p = st.parent
-        if others:  # into the spare buffer: this shard's contribution may still be read by an executor
+        if others and len(contributions[shard.part].arrays["dense"]):
+            # this shard's contribution is st.parent, which an executor may still read: into a spare buffer
             p = st.new if st.new is not None else xp.empty_like(st.parent)
             p[...] = st.parent
         for c in others:

@@ -94,6 +94,22 @@ __device__ void flatten(const V* p, V* out, i64 n, u64* counters) {
     block_add(roots, counters + 0);
 }
 
+// (x, out[x]) for every x of a flattened forest ``out`` that is not its own root, appended at *cursor (in
+// no particular order: the pairs are unions, and union does not depend on order)
+template <typename V>
+__device__ void changed_pairs(const V* __restrict__ out, i64 n, V* ids, V* vals, u64* cursor) {
+    for (i64 first = (i64)blockIdx.x * blockDim.x; first < n; first += (i64)gridDim.x * blockDim.x) {
+        i64 x = first + threadIdx.x;
+        V r = x < n ? out[x] : (V)0;
+        bool hit = x < n && r != (V)x;
+        u64 pos = block_reserve(hit, cursor);  // every thread of the block, the same number of times
+        if (hit) {
+            ids[pos] = (V)x;
+            vals[pos] = r;
+        }
+    }
+}
+
 extern "C" {
 __global__ void hook_csr_i32(const i64* indptr, const int* indices, i64 nrows, i64 row_base, const int* rows,
                              int map_rows, int directed, int* p, u64* counters) {
@@ -107,4 +123,10 @@ __global__ void unite_pairs_i32(int* p, const int* ids, const int* vals, i64 k) 
 __global__ void unite_pairs_i64(i64* p, const i64* ids, const i64* vals, i64 k) { unite_pairs<i64>(p, ids, vals, k); }
 __global__ void flatten_i32(const int* p, int* out, i64 n, u64* counters) { flatten<int>(p, out, n, counters); }
 __global__ void flatten_i64(const i64* p, i64* out, i64 n, u64* counters) { flatten<i64>(p, out, n, counters); }
+__global__ void changed_pairs_i32(const int* out, i64 n, int* ids, int* vals, u64* cursor) {
+    changed_pairs<int>(out, n, ids, vals, cursor);
+}
+__global__ void changed_pairs_i64(const i64* out, i64 n, i64* ids, i64* vals, u64* cursor) {
+    changed_pairs<i64>(out, n, ids, vals, cursor);
+}
 }
