@@ -18,13 +18,15 @@ import dgraph
 
 
 def _run(name, G, src):
-    return dgraph.sssp(G, src) if name == "sssp" else dgraph.bfs(G, src) if name == "bfs" else dgraph.wcc(G)
+    runs = {"sssp": lambda: dgraph.sssp(G, src), "bfs": lambda: dgraph.bfs(G, src), "wcc": lambda: dgraph.wcc(G),
+            "pagerank": lambda: dgraph.pagerank(G, iterations=20), "cdlp": lambda: dgraph.cdlp(G, iterations=10)}
+    return runs[name]()
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=int, default=25)
-    ap.add_argument("--algorithm", default="sssp")
+    ap.add_argument("--algorithm", default="sssp", choices=["sssp", "bfs", "wcc", "pagerank", "cdlp"])
     ap.add_argument("--partitions", type=int, default=2)
     args = ap.parse_args()
     import cupy as cp
@@ -61,7 +63,7 @@ def main():
         cp.cuda.get_current_stream().synchronize()
         split("1 GPU", r)
     whole = []
-    for _ in range(2):
+    for _ in range(3):
         r = _run(args.algorithm, G, src)
         cp.cuda.get_current_stream().synchronize()
         t = time.perf_counter()
@@ -105,7 +107,7 @@ def main():
         print(f"{args.partitions} GPUs: futures {d[0]:.1f} ms, exports {d[1]:.1f}, opens and copies {d[2]:.1f}, "
               f"release {d[3]:.1f}, assemble {d[4]:.1f}, to host {d[5]:.1f}, vertex + DataFrame {d[6]:.1f}", flush=True)
     many = []
-    for _ in range(2):
+    for _ in range(3):
         r = _run(args.algorithm, PG, src)
         t = time.perf_counter()
         r.to_pandas()

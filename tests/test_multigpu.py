@@ -1,5 +1,7 @@
 """Partitioned BFS with CuPy shards on a LocalCUDACluster (tcp and ucx) equals the single-GPU run."""
 
+import time
+
 import numpy as np
 import pytest
 from graphs import corpus
@@ -247,4 +249,7 @@ def test_results_are_read_through_cuda_ipc(client, monkeypatch):
             assert isinstance(r.raw(c), cupy.ndarray), f"{name} {c}"
             np.testing.assert_allclose(to_numpy(r.raw(c)), to_numpy(ref.raw(c)), rtol=1e-12, err_msg=f"{name} {c}")
     assert used == [True, True, True]
+    deadline = time.monotonic() + 10  # the buffers are let go without waiting for the workers' answer
+    while set(client.run(_exported_buffers).values()) != {0} and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert set(client.run(_exported_buffers).values()) == {0}

@@ -62,15 +62,29 @@ def _open(handle, shape, dtype):
     ptr = cp.cuda.runtime.ipcOpenMemHandle(handle)
     try:
         cp.cuda.runtime.memcpy(out.data.ptr, ptr, out.nbytes, cp.cuda.runtime.memcpyDeviceToDevice)
+        # a device-to-device cudaMemcpy may return before the copy is done: done before the worker frees it
+        cp.cuda.runtime.deviceSynchronize()
     finally:
         cp.cuda.runtime.ipcCloseMemHandle(ptr)
     return out
 
 
-def fetch(client, futures, workers):
+async def _release_async(client, token, workers):
+    try:
+        await client._run(_release, token, workers=workers, on_error="ignore")
+    except Exception:  # noqa: BLE001 - a worker gone meanwhile took its buffers with it
+        pass
+
+
+def fetch(client, futures, workers, what="the reading of a result"):
     """The ``{name: array}`` of each future (CuPy columns on this process's GPU), through CUDA IPC
-    where every one sits on this host; None when that path does not apply (gather instead)."""
+    where every one sits on this host; None when that path does not apply (gather instead).
+
+    The exports are submitted behind the futures, not after waiting for them (one round trip
+    to the workers, not two), and the buffers are let go without waiting for the workers'
+    answer: the client's copies are done by then."""
     from ..backend import gpu_available  # noqa: PLC0415
+    from .faults import wait_or_lost  # noqa: PLC0415
 
     if not gpu_available():  # this process opens the handles: it needs a GPU CuPy can use
         return None
@@ -78,6 +92,7 @@ def fetch(client, futures, workers):
     exports = [client.submit(_export, f, token, workers=[w], pure=False, key=f"dgraph-export-{i}-{token}")
                for i, (f, w) in enumerate(zip(futures, workers))]
     try:
+        wait_or_lost(client, exports, workers, what)  # a lost worker: the caller's gather says so
         got = client.gather(exports)
         here = socket.gethostname()
         if any(host != here for host, _ in got):
@@ -89,7 +104,7 @@ def fetch(client, futures, workers):
                      type(exc).__name__, exc)
         return None
     finally:
-        client.run(_release, token, workers=sorted(set(workers)))
+        client.loop.add_callback(_release_async, client, token, sorted(set(workers)))
 
 
 __all__ = ["fetch"]

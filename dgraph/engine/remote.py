@@ -55,9 +55,9 @@ class RemoteColumns:
         futures = self.futures()
         where = self.workers[:len(futures)]
         try:
-            wait_or_lost(self.client, futures, where, "the reading of a result")
             got = ipc.fetch(self.client, futures, where) if self.backend == "cupy" else None
             if got is None:
+                wait_or_lost(self.client, futures, where, "the reading of a result")
                 got = gather_or_lost(self.client, futures, where, "the reading of a result")
         except WorkerLostError:
             if self.on_lost is not None:
