@@ -21,7 +21,8 @@ from the ``run_program`` call, and the medians of the phases:
   submit     run_program called -> the first superstep task arrives on a worker
   s0 run     superstep task 0 (state made, superstep 0's kernels) on the slower shard
   loop       s0's end -> the end of the step task that sent the "final" contributions
-  final      that task's end -> the "done" tasks' end (the final exchange, final_receive, finish)
+  final      that task's end -> the "done" tasks' end (the final exchange, final_receive, finish;
+             0 where the finals came beside the last superstep and its task finished the shard)
   report     the "done" task's end (shard 0) -> its report in the client's inbox
   return     that report -> run_tasks returned (the client's wait for the results)
   assemble   run_tasks returned -> run_program returned (the Result made)
@@ -110,10 +111,11 @@ def timeline(client, run):
         rows.append({"step": s, "part": q, "arrived": ms(at.get((key, "compute-task"))),
                      "start": ms(at.get((key, "ready->executing"))), "end": ms(at.get((key, "executing->memory"))),
                      "sched_seen": ms(seen_at.get(key)), "sched_processing": ms(sat.get((key, "processing"))), "sched_memory": ms(sat.get((key, "memory")))})
-    kinds = {s: k for s, k, _ in events}
-    ev_at = {s: ms(t) for s, _, t in events}
+    kinds = {s: k for s, k, _ in events if k != "made"}  # (another shard's "made" shares the step number)
+    ev_at = {s: ms(t) for s, k, t in events if k != "made"}
     done = max(s for s, k in kinds.items() if k == "done")
-    final = max(s for s, k in kinds.items() if k == "final")
+    # a run whose finals came beside its last superstep finishes in that step's task: no "final" level
+    final = max((s for s, k in kinds.items() if k == "final"), default=done)
 
     def end_of(s):
         return max(r["end"] for r in rows if r["step"] == s and r["end"] is not None)
