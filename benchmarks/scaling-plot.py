@@ -1,6 +1,6 @@
 """The scaling plot of docs/BENCHMARKS.md: speed-up of P GPUs over 1 per algorithm, scale and P.
 
-Usage: python3 benchmarks/scaling-plot.py docs/scaling.png FIGURES.json [FIGURES.json ...]
+Usage: python3 benchmarks/scaling-plot.py docs/scaling.png [--title TEXT] FIGURES.json [FIGURES.json ...]
 
 Reads the JSON figures of spmd-profile.py (each: algorithm, scale, partitions, one_gpu_ms,
 many_gpu_ms; for the same algorithm, scale and P a later file's figure replaces an earlier one's)
@@ -18,6 +18,9 @@ def main():
     import matplotlib.pyplot as plt
 
     out, paths = sys.argv[1], sys.argv[2:]
+    title = "dgraph spmd on H200s (NCCL)"
+    if paths[:1] == ["--title"]:
+        title, paths = paths[1], paths[2:]
     latest = {}
     for path in paths:
         for f in json.load(open(path)):
@@ -42,7 +45,7 @@ def main():
         ax.text(len(algos) - 0.5, p, f" linear ({p}x)", va="center", fontsize=8)
     ax.set_xticks(range(len(algos)), [a.upper() if a != "pagerank" else "PageRank" for a in algos])
     ax.set_ylabel("speed-up over 1 GPU (same call)")
-    ax.set_title("dgraph spmd on H200s (NCCL), 2026-11-26", fontsize=10)
+    ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
