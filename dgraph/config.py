@@ -160,6 +160,10 @@ OPTIONS = (
     Option("sssp_routed", True, bool, "DGRAPH_SSSP_ROUTED",
            "GPU SSSP on range partitions over NCCL keeps each vertex's state on the shard that owns "
            "it, sending each improvement there alone (off: every shard merges every improvement)"),
+    Option("tasks_run_ahead", True, bool, "DGRAPH_TASKS_RUN_AHEAD",
+           "a 'tasks' run's shard runs its next superstep as soon as every contribution it needs is on "
+           "its worker (pushed there), and its task returns that output (off: each superstep waits for "
+           "the scheduler to start its task)"),
     Option("spmd_launch", "lane", ("lane", "direct", "task"), "DGRAPH_SPMD_LAUNCH",
            "how spmd runs start: 'lane' (the client's own connection to a resident thread on each "
            "worker; 'direct' where a cluster has none), 'direct' (Dask's client-to-worker RPC) or "

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import pickle
+import re
 import time
 import weakref
 
@@ -58,6 +59,9 @@ UNUSED_S = 60.0
 PICKLE_BYTES = 1 << 16
 #: outputs of more bytes are not pushed: the consumer fetches them (see the module docstring)
 PUSH_MAX_BYTES = 1 << 20
+
+#: a superstep task's key (dgraph/engine/tasks.py): its step and its run's token
+STEP_KEY = re.compile(r"-superstep-s(?P<step>\d+)-p\d+-(?P<token>[0-9a-f]+)$")
 
 logger = logging.getLogger(__name__)
 _INSTALLED = weakref.WeakKeyDictionary()
@@ -102,12 +106,24 @@ def how(out):
     return "pickle" if n <= PICKLE_BYTES else "serialize"
 
 
+def used(worker, keys):
+    """The pushed copies of ``keys`` on ``worker`` were read by a step run ahead
+    (dgraph/engine/tasks.py): like those a task here used, they go at the next sweep once no task here
+    waits for them (a task that comes later fetches its input as without this module)."""
+    plugin = worker.plugins.get(NAME)
+    if plugin is None:
+        return
+    for key in keys:
+        if key in plugin.received:
+            plugin.received[key] = None
+
+
 async def pushing(push, fn, *args):
     """Run the task ``fn(*args)`` (a coroutine function) and send its output to the workers of
     ``push`` = (its own key, worker addresses) as :func:`how` says."""
     out = await fn(*args)
-    if out.get("parts") is None or out.get("kind") not in ("step", "final"):
-        return out
+    if out.get("parts") is None or out.get("kind") not in ("step", "final") or out.get("_pushed"):
+        return out  # (a step run ahead was sent as it was made)
     from distributed import get_worker  # noqa: PLC0415
 
     plugin = get_worker().plugins.get(NAME)
@@ -131,7 +147,7 @@ class Push(WorkerPlugin):
         self.received = {}  # key -> when it came (None once a task here has used it)
         self.sweeper = None
         self.counts = {"sent": 0, "received": 0, "late": 0, "released": 0, "pickle": 0, "serialize": 0,
-                       "not pushed": 0}
+                       "not pushed": 0, "ran ahead": 0}  # (the last: supersteps run ahead of their tasks)
 
     def setup(self, worker):
         from tornado.ioloop import PeriodicCallback  # noqa: PLC0415
@@ -187,6 +203,11 @@ class Push(WorkerPlugin):
         worker.handle_stimulus(UpdateDataEvent(data={key: value}, stimulus_id=f"dgraph-push-{time.time()}"))
         self.received[key] = time.monotonic()
         self.counts["received"] += 1
+        step = STEP_KEY.search(key) if isinstance(key, str) else None
+        if step is not None:  # a superstep's output: a shard here may run its next step now
+            from .tasks import arrived  # noqa: PLC0415
+
+            arrived(worker, step["token"], int(step["step"]))
 
     def transition(self, key, start, finish, **kwargs):
         """A task here done: the pushed copies it used are marked used (``received`` -> None)."""
@@ -198,7 +219,10 @@ class Push(WorkerPlugin):
 
     def sweep(self):
         """Release, in one event, the pushed copies every consumer here is done with (and the old
-        unused ones)."""
+        unused ones); and the steps run ahead whose tasks never came (``tasks.sweep_ahead``)."""
+        from .tasks import sweep_ahead  # noqa: PLC0415
+
+        sweep_ahead(self.worker)
         if not self.received:
             return
         from distributed.worker_state_machine import FreeKeysEvent  # noqa: PLC0415

@@ -65,6 +65,17 @@ part: the client does not then wait for the scheduler to say the results
 are in memory.  Both carry the shard's ``Program.tally`` of its part (SSSP's
 count of reached vertices without a parent), so no check task follows.
 
+A shard runs ahead of its tasks (``dgraph.config.tasks_run_ahead``, where
+a superstep is one task level and contributions are pushed): as soon as its
+worker holds every contribution of superstep s (its own, and its peers'
+pushed ones), it runs superstep s + 1 there and then, pushes that output on
+and publishes its report, without waiting for the scheduler to hear that
+superstep s's tasks finished and to start task s + 1; when the task comes,
+it returns the output already made.  The Dask graph, its keys and the
+dashboard's tasks stay the same, and each superstep still runs once: the
+task or the run ahead, whichever starts first.  A step after a "final" (the
+one that finishes the shard and holds its result) always waits for its task.
+
 Short superstep tasks run on the worker's event loop (an ``async`` task:
 no hand-off to the worker's thread and back, about a millisecond on a
 loaded 2-core box): those of shards of at most ``INLINE_ARCS`` arcs, and
@@ -125,15 +136,19 @@ PUSH = True
 class _Held:
     """What a shard's tasks keep on its worker for one run."""
 
-    __slots__ = ("program", "schedule", "shard", "state", "p", "settings", "final", "last_s", "finals", "sent")
+    __slots__ = ("program", "schedule", "shard", "state", "p", "settings", "final", "last_s", "finals", "sent",
+                 "ahead", "started", "last_out")
 
-    def __init__(self, program, schedule, shard, state, p, settings):
+    def __init__(self, program, schedule, shard, state, p, settings, ahead=None):
         self.program, self.schedule, self.shard, self.state, self.p = program, schedule, shard, state, p
         self.settings = settings
         self.final = None  # shard 0's own final contribution, kept here (a replicated result)
         self.last_s = None  # seconds the shard's last task's work took (see INLINE_S)
         self.finals = {}  # part -> the final contribution it sent beside its supersteps, while it stays ready
         self.sent = False  # whether this shard sent its final in its last superstep (then a marker will do)
+        # running ahead (see the module docstring): the workers its outputs go to (None: it does not run
+        # ahead), the newest step whose work began here, and its newest output (step, output)
+        self.ahead, self.started, self.last_out = ahead, 0, None
 
 
 def _box(worker=None):
@@ -155,13 +170,14 @@ def _box(worker=None):
 KINDS = ("step", "final", "done", "skip", "error", "made")
 
 
-async def _first(program, schedule, p, token, part, receive_only, settings, shard):
+async def _first(program, schedule, p, token, part, receive_only, settings, shard, ahead=None):
     """Superstep task 0 of shard ``part``: make the shard's state (kept on the worker under the run's
-    token, with the client's config ``settings``), then as :func:`_step` (nothing to receive yet)."""
+    token, with the client's config ``settings``), then as :func:`_step` (nothing to receive yet).
+    ``ahead``: the workers this shard's outputs go to where it runs ahead (None: it does not)."""
     from distributed import get_worker  # noqa: PLC0415
 
     return await _run(get_worker(), shard.num_arcs <= INLINE_ARCS, token, part, 0, receive_only,
-                      (program, schedule, shard, p, settings), ())
+                      (program, schedule, shard, p, settings, ahead), ())
 
 
 async def _step(token, part, step, receive_only, mine, *received):
@@ -174,7 +190,13 @@ async def _step(token, part, step, receive_only, mine, *received):
     from distributed import get_worker  # noqa: PLC0415
 
     worker = get_worker()
-    held = _box(worker).get((token, part)) if mine["kind"] in ("step", "final") else None
+    box = _box(worker)
+    ran = box.pop((token, AHEAD, part, step), None)
+    if ran is not None:  # this worker ran it ahead: its reports and pushes have gone
+        return await ran[0]
+    held = box.get((token, part)) if mine["kind"] in ("step", "final") else None
+    if held is not None:
+        held.started = max(held.started, step)  # not run ahead from now on
     inline = (held is None or held.shard.num_arcs <= INLINE_ARCS
               or (held.last_s is not None and held.last_s <= INLINE_S))
     return await _run(worker, inline, token, part, step, receive_only, mine, received)
@@ -200,7 +222,120 @@ async def _run(worker, inline, token, part, step, receive_only, mine, received):
     elif out["kind"] == "done" and out.get("waited"):  # this shard's part of the result is made (None too)
         worker.log_event(TOPIC, {"run": token, "step": step, "kind": "made", "report": b"", "part": part,
                                  "tally": out.get("tally")})
+    if out["kind"] in ("step", "final"):
+        held = _box(worker).get((token, part))
+        if held is not None and held.ahead is not None:
+            held.last_out = (step, out)
+            arrived(worker, token, step)
     return out
+
+
+# -- running ahead ----------------------------------------------------------------------------------
+
+#: the box's marker of a step run ahead: (token, AHEAD, part, step) -> (the future of its output, when
+#: it began)
+AHEAD = "ahead"
+#: the most steps a shard has run ahead whose tasks have not come yet: past it, it waits for them
+#: (their outputs wait in memory, and a chain of short supersteps could otherwise outrun the scheduler
+#: by any number of them)
+AHEAD_MAX = 8
+#: a step run ahead whose shard has finished (or been dropped) here and whose task has not come after
+#: this many seconds is let go: its task was released unrun (a result dropped at once)
+AHEAD_GRACE_S = 30.0
+
+
+def arrived(worker, token, step):
+    """Step ``step``'s output of some shard of run ``token`` is now on ``worker`` (made here, or pushed
+    here by its worker): each shard held here whose every input of step ``step + 1`` is here runs
+    that step now, ahead of its task."""
+    box = getattr(worker, "_dgraph_task_states", None)
+    if not box:
+        return
+    for key in [k for k in list(box) if len(k) == 2 and k[0] == token]:  # (a snapshot: tasks in the
+        _try_ahead(worker, box, token, key[1], step)                      # worker's threads change it)
+
+
+def _try_ahead(worker, box, token, part, step):
+    import asyncio  # noqa: PLC0415
+
+    held = box.get((token, part))
+    # (after a "final" the next task finishes the shard: it stays a task, so its output, which holds
+    # the result, never waits here for a task that may not come)
+    if (held is None or held.ahead is None or held.started > step or held.last_out is None
+            or held.last_out[0] != step or held.last_out[1]["kind"] != "step"):
+        return
+    if sum(1 for k in list(box) if len(k) == 4 and k[0] == token and k[2] == part) >= AHEAD_MAX:
+        return
+    received, pushed = [], []
+    for o in range(held.p):
+        if o != part:
+            got, key = _output_here(worker, box, token, held.program.name, o, step)
+            if got is None:
+                return
+            received.append(got)
+            if key is not None:
+                pushed.append(key)
+    from .push import used  # noqa: PLC0415
+
+    used(worker, pushed)  # the pushed copies read here may go once no task here waits for them
+    held.started = step + 1
+    done = asyncio.get_running_loop().create_future()
+    box[token, AHEAD, part, step + 1] = (done, time.monotonic())
+    asyncio.ensure_future(_run_ahead(worker, held, token, part, step + 1, held.last_out[1], received, done))
+
+
+def _output_here(worker, box, token, name, part, step):
+    """Shard ``part``'s output of step ``step`` where this worker has it, and its key where it is a
+    value in the worker's memory (pushed here, or a task's output); ``(None, None)`` where it is not
+    here."""
+    held = box.get((token, part))
+    if held is not None and held.last_out is not None and held.last_out[0] == step:
+        return held.last_out[1], None
+    key = f"{name}-superstep-s{step}-p{part}-{token}"
+    ts = worker.state.tasks.get(key)
+    if ts is None or ts.state != "memory":
+        return None, None
+    try:
+        return worker.data[key], key
+    except KeyError:
+        return None, None
+
+
+def sweep_ahead(worker, grace=None):
+    """Let go of the steps run ahead on ``worker`` whose shard is no longer here and whose task has not
+    come within ``grace`` seconds (``AHEAD_GRACE_S``); -> how many.  (The push plugin's periodic sweep
+    calls it.)"""
+    box = getattr(worker, "_dgraph_task_states", None)
+    if not box:
+        return 0
+    grace = AHEAD_GRACE_S if grace is None else grace
+    now = time.monotonic()
+    old = [k for k, v in list(box.items()) if len(k) == 4 and (k[0], k[2]) not in box and now - v[1] > grace]
+    for k in old:
+        box.pop(k, None)
+    return len(old)
+
+
+async def _run_ahead(worker, held, token, part, step, mine, received, done):
+    """Step ``step`` of shard ``part``, run now: its output waits for its task (which returns it), and
+    goes to the workers that consume it as the task's would."""
+    inline = held.shard.num_arcs <= INLINE_ARCS or (held.last_s is not None and held.last_s <= INLINE_S)
+    try:
+        out = await _run(worker, inline, token, part, step, False, mine, received)
+    except BaseException as exc:  # the task raises it
+        done.set_exception(exc)
+        done.exception()  # retrieved: a task that never comes (a dropped run) leaves no warning
+        return
+    from . import push  # noqa: PLC0415
+
+    plugin = worker.plugins.get(push.NAME)
+    if plugin is not None:
+        plugin.counts["ran ahead"] += 1
+    way = push.how(out)
+    if plugin is not None and way is not None and held.ahead:
+        plugin.send(f"{held.program.name}-superstep-s{step}-p{part}-{token}", out, held.ahead, way)
+        out = dict(out, _pushed=True)  # the task's own push would send it again
+    done.set_result(out)
 
 
 def _step_body(worker, token, part, step, receive_only, mine, received):
@@ -226,11 +361,11 @@ def _step_under(worker, token, part, step, receive_only, mine, received):
     spent = (0.0 if step == 0 else mine.get("startup_s", 0.0)) - startup.seconds()
     finals = None  # every shard's final contribution, where they came with the superstep received
     if step == 0:
-        program, schedule, shard, p, settings = mine
+        program, schedule, shard, p, settings, ahead = mine
         if shard.backend == "numpy" and shard.n:
             startup.import_timed("dgraph.jit")  # numba, once a worker process
         state = program.init(shard)
-        held = box[token, part] = _Held(program, schedule, shard, state, p, settings)
+        held = box[token, part] = _Held(program, schedule, shard, state, p, settings, ahead)
         report = program.initial_report(shard, state)
     else:
         report = mine["report"]
@@ -370,8 +505,8 @@ def _columns(out):
 
 def _forget(dask_worker, token):
     box = getattr(dask_worker, "_dgraph_task_states", {})
-    for key in [k for k in box if k[0] == token]:
-        del box[key]
+    for key in [k for k in list(box) if k[0] == token]:
+        box.pop(key, None)
 
 
 # -- on the client ----------------------------------------------------------------------------------
@@ -519,6 +654,19 @@ def _takes_order(client):
     return {"expr", "keys", "span_metadata", "internal_priority"} <= set(params)
 
 
+def _ahead_targets(schedule, workers, max_supersteps):
+    """Per shard, the workers its step outputs go to where it runs ahead, else None: with
+    ``dgraph.config.tasks_run_ahead`` and pushed contributions, a run without ``max_supersteps``, and
+    a schedule of one round in which every shard sends its own contribution to every other."""
+    p = len(workers)
+    one_round = p == 1 or (len(schedule.rounds) == 1 and {(t.src, t.dst) for t in schedule.rounds[0]
+                                                         if tuple(t.origins) == (t.src,)}
+                           >= {(o, q) for o in range(p) for q in range(p) if o != q})
+    if not (PUSH and config.tasks_run_ahead and max_supersteps is None and one_round):
+        return [None] * p
+    return [tuple(sorted({workers[o] for o in range(p) if workers[o] != workers[q]})) for q in range(p)]
+
+
 def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=4, retries=2):
     """Run ``program`` over ``PG``'s shards as Dask tasks; -> (``fetch``, stats records): ``fetch()``
     gives futures of the shards' result columns (shard 0's alone for a replicated result), which
@@ -590,6 +738,7 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
         from .push import install  # noqa: PLC0415
 
         install(client)
+    run_ahead = _ahead_targets(schedule, workers, max_supersteps)
     inbox = _open_inbox(client, token)
     ok = False
     try:
@@ -613,7 +762,7 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
                 last = max_supersteps is not None and step >= max_supersteps
                 if step == 0:
                     outs = [g.add(q, f"{name}-superstep-s0-p{q}-{token}", _first, program, schedule, p, token, q, last,
-                                  settings, TaskRef(shards[q].key)) for q in range(p)]
+                                  settings, TaskRef(shards[q].key), run_ahead[q]) for q in range(p)]
                 else:
                     outs = [g.add(q, f"{name}-superstep-s{step}-p{q}-{token}", _step, token, q, step, last, outs[q],
                                   *received[q]) for q in range(p)]
