@@ -1,6 +1,8 @@
 """tasks and spmd executors on a LocalCluster of processes equal the local result (a worker lost
 mid-run: test_faults.py)."""
 
+import time
+
 import numpy as np
 import pytest
 from graphs import back_edge_graphs, corpus
@@ -253,7 +255,6 @@ def test_issue24_tasks_push_contributions_ahead_exact_and_released(client):
     returns (dgraph/engine/push.py): the consumers find them there instead of fetching, the answers
     stay exact (p = 2, and p = 4 on 2 workers through a butterfly of fanout 2, whose select tasks
     push too), and no pushed copy or task state is left on the workers once the runs are over."""
-    import time
 
     G = dgraph.generate("rmat", scale=8, seed=5)
     src = _source(G)
@@ -398,6 +399,51 @@ def _raising_idle(supersteps):
     return Raises(supersteps)
 
 
+def _unsendable_idle(supersteps, at):
+    """The empty program, except that from superstep ``at`` its contributions cannot be pickled."""
+    from dgraph.engine.idle import Idle
+
+    class Unsendable:
+        def __reduce__(self):
+            raise TypeError("this contribution cannot be sent")
+
+    class Unsent(Idle):
+        def superstep(self, shard, state, ctx):
+            c = super().superstep(shard, state, ctx)
+            if ctx.step >= at:
+                c.counters["unsendable"] = Unsendable()
+            return c
+
+    return Unsent(supersteps)
+
+
+def test_issue24_tasks_run_ahead_unsendable_output_fails_not_hangs(client):
+    """A step run ahead whose output cannot be sent (the push fails): the run fails with that error, as
+    with run ahead off, no task waits for ever on the workers, and the graph's next run is exact."""
+    import threading
+
+    from dgraph.engine.run import run_program
+
+    G = dgraph.generate("rmat", scale=8, seed=3)
+    PG = G.partition(2, client=client)
+    got = []
+
+    def run():
+        try:
+            with dgraph.config.override(tasks_run_ahead=True):
+                run_program(lambda ids: _unsendable_idle(200, 30), PG, executor="tasks")
+            got.append("finished")
+        except Exception as exc:  # noqa: BLE001 - the test looks at it
+            got.append(exc)
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    th.join(120)
+    assert got and isinstance(got[0], Exception) and "cannot be sent" in str(got[0]), got
+    src = _source(G)
+    _check_same(dgraph.bfs(PG, src, executor="tasks"), dgraph.bfs(G, src), "after the failed run")
+
+
 def test_issue24_tasks_a_failing_superstep_raises_its_own_error(client):
     """A step task that raises: the run raises that error (not WorkerLostError, no hang), and the
     graph's next run is exact."""
@@ -444,6 +490,24 @@ def _sweep_ahead_now(dask_worker):
     return tasks.sweep_ahead(dask_worker, grace=0.0)
 
 
+def test_issue24_run_ahead_sweep_lets_go_of_finished_shards_steps_only():
+    """sweep_ahead (the backstop): a step run ahead is let go once its shard is gone from the worker
+    and the grace period is over, never while the shard is still there."""
+    from dgraph.engine import tasks
+
+    class Worker:
+        pass
+
+    w = Worker()
+    old = time.monotonic() - 10
+    w._dgraph_task_states = {("run1", 0): object(), ("run1", tasks.AHEAD, 0, 5): (None, old),
+                             ("run2", tasks.AHEAD, 1, 3): (None, old), ("run2", tasks.AHEAD, 0, 4): (None, old + 9.9)}
+    assert tasks.sweep_ahead(w, grace=5.0) == 1  # run2's part 1: shard gone, old; part 0: too recent
+    assert set(w._dgraph_task_states) == {("run1", 0), ("run1", tasks.AHEAD, 0, 5), ("run2", tasks.AHEAD, 0, 4)}
+    tasks._forget_ahead(w, "run1")
+    assert set(w._dgraph_task_states) == {("run1", 0), ("run2", tasks.AHEAD, 0, 4)}
+
+
 def test_issue24_tasks_run_ahead_exact_and_claimed(client):
     """With tasks_run_ahead a shard runs its next superstep as soon as its peers' contributions are
     pushed to it, and the task returns that output: BFS (which finishes in a step run ahead), SSSP
@@ -451,7 +515,6 @@ def test_issue24_tasks_run_ahead_exact_and_claimed(client):
     answers and the same supersteps as with it off; steps did run ahead, at most AHEAD_MAX a shard
     waiting for their tasks; none is left waiting once the runs are over; a run with max_supersteps
     or a two-round schedule does not run ahead."""
-    import time
 
     from dgraph.engine.idle import Idle
     from dgraph.engine.run import run_program
@@ -487,9 +550,12 @@ def test_issue24_tasks_run_ahead_exact_and_claimed(client):
     run_program(lambda ids: Idle(40), PG, executor="tasks", on_step=lambda rec: waiting.append(
         max(m for _, _, m in client.run(_ahead_state).values())))
     assert max(waiting) <= tasks.AHEAD_MAX
-    deadline = time.monotonic() + 10  # the last tasks claim their outputs; one released unrun (a result
-    while ahead()[1] and time.monotonic() < deadline:  # dropped at once) is let go after a grace period
-        client.run(_sweep_ahead_now)
+    import gc
+
+    del results, off, on  # the runs' Results gone: their steps run ahead whose tasks never came go too
+    gc.collect()
+    deadline = time.monotonic() + 10
+    while ahead()[1] and time.monotonic() < deadline:
         time.sleep(0.05)
     assert ahead()[1] == 0
     before = ahead()[0]

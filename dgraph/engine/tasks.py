@@ -117,6 +117,7 @@ import weakref
 from .. import startup
 from ..config import config
 from ..errors import WorkerLostError
+from ..log import logger
 from . import health
 from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, worker_lost
 from .program import SAME_FINAL, StepContext, WithFinal, sum_counts
@@ -240,8 +241,8 @@ AHEAD = "ahead"
 #: by any number of them)
 AHEAD_MAX = 8
 #: a step run ahead whose shard has finished (or been dropped) here and whose task has not come after
-#: this many seconds is let go: its task was released unrun (a result dropped at once)
-AHEAD_GRACE_S = 30.0
+#: this many seconds is let go (a backstop: a run's steps are let go when its Result is, _forget_ahead)
+AHEAD_GRACE_S = 600.0
 
 
 def arrived(worker, token, step):
@@ -326,16 +327,20 @@ async def _run_ahead(worker, held, token, part, step, mine, received, done):
         done.set_exception(exc)
         done.exception()  # retrieved: a task that never comes (a dropped run) leaves no warning
         return
-    from . import push  # noqa: PLC0415
+    try:
+        from . import push  # noqa: PLC0415
 
-    plugin = worker.plugins.get(push.NAME)
-    if plugin is not None:
-        plugin.counts["ran ahead"] += 1
-    way = push.how(out)
-    if plugin is not None and way is not None and held.ahead:
-        plugin.send(f"{held.program.name}-superstep-s{step}-p{part}-{token}", out, held.ahead, way)
-        out = dict(out, _pushed=True)  # the task's own push would send it again
-    done.set_result(out)
+        plugin = worker.plugins.get(push.NAME)
+        if plugin is not None:
+            plugin.counts["ran ahead"] += 1
+            way = push.how(out)
+            if way is not None and held.ahead:
+                plugin.send(f"{held.program.name}-superstep-s{step}-p{part}-{token}", out, held.ahead, way)
+                out = dict(out, _pushed=True)  # the task's own push would send it again
+    except Exception as exc:  # noqa: BLE001 - not sent: the task's own push tries again, and fails as
+        logger.debug("dgraph: the push of step %s of %s failed: %s", step, token, exc)  # it would without this
+    finally:
+        done.set_result(out)  # whatever the push did: the task must not wait for ever
 
 
 def _step_body(worker, token, part, step, receive_only, mine, received):
@@ -501,6 +506,14 @@ async def _merge_task(*outs):
 def _columns(out):
     """The shard's result columns, from its "done" task's output (on the worker that holds it)."""
     return out["result"]
+
+
+def _forget_ahead(dask_worker, token):
+    """The steps of run ``token`` run ahead here whose tasks have not come: let go (its Result is gone,
+    and with it the tasks that would claim them)."""
+    box = getattr(dask_worker, "_dgraph_task_states", {})
+    for key in [k for k in list(box) if len(k) == 4 and k[0] == token]:
+        box.pop(key, None)
 
 
 def _forget(dask_worker, token):
@@ -862,6 +875,9 @@ class _Results:
         self.tallies = tallies  # Program.tally over the parts, None where one did not come
         self.claims = None
         self._finalizer = None
+        # steps run ahead wait on the workers for their tasks; gone with this object, those tasks may
+        # never run (released): the steps are let go then
+        weakref.finalize(self, run_quietly, client, _forget_ahead, token=token)
         if kept:
             from .spmd import _drop_results  # noqa: PLC0415
 
