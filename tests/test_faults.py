@@ -384,3 +384,40 @@ def test_issue24_4_tasks_ten_sigkills_at_random_supersteps_no_user_action(client
         for _, _, pid in log["killed"]:
             assert gone(pid)
     print(f"\n{algorithm} tasks: 10 runs, {kills} SIGKILLs at random supersteps, all exact")
+
+
+def test_gather_that_a_lost_worker_leaves_waiting_is_worker_lost():
+    """gather_or_lost: a gather that would wait for ever (a worker died after the futures were done
+    and took their data with it) becomes WorkerLostError once the scheduler no longer lists that
+    worker; a gather that ends returns its data, however many looks it took."""
+    import asyncio
+
+    from dgraph.engine.faults import gather_or_lost
+
+    loop = asyncio.new_event_loop()
+    runner = threading.Thread(target=loop.run_forever, daemon=True)
+    runner.start()
+
+    class Client:
+        asynchronous = False
+
+        def __init__(self, alive, result=None, after=0.0):
+            self.alive, self.result, self.after = alive, result, after
+            self.loop = type("Loop", (), {"asyncio_loop": loop})()
+
+        async def _gather(self, futures):
+            await asyncio.sleep(self.after) if self.result is not None else await asyncio.Event().wait()
+            return self.result
+
+        def ncores(self):
+            return {a: 1 for a in self.alive}
+
+    try:
+        got = gather_or_lost(Client(["a", "b"], [1, 2], after=0.2), [None, None], ["a", "b"], "a read",
+                             check_every=0.05)
+        assert got == [1, 2]
+        with pytest.raises(WorkerLostError, match=r"worker b \(partitions \[1\]\) left the cluster during a read"):
+            gather_or_lost(Client(["a"]), [None, None], ["a", "b"], "a read", check_every=0.05)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        runner.join(5)

@@ -45,10 +45,34 @@ def loss_like(exc) -> bool:
                                                      KilledWorker))
 
 
-def gather_or_lost(client, futures, placement, what):
-    """``client.gather(futures)``, where an error a lost worker caused becomes WorkerLostError."""
+def gather_or_lost(client, futures, placement, what, check_every=CHECK_EVERY_S):
+    """``client.gather(futures)``, where an error a lost worker caused becomes WorkerLostError.
+
+    A worker that dies after the futures are done but before their data came takes the data with it,
+    and a task pinned to it waits for it for ever, and with it the gather: so the gather runs on the
+    client's loop while this thread looks at the scheduler's worker list every ``check_every``
+    seconds, and a worker of ``placement`` gone is WorkerLostError (the gather goes on meanwhile,
+    however long the data takes to come)."""
+    import concurrent.futures  # noqa: PLC0415
+
     try:
-        return client.gather(futures)
+        pending = None if client.asynchronous else asyncio.run_coroutine_threadsafe(
+            client._gather(futures), client.loop.asyncio_loop)
+    except AttributeError:  # (a loop without an asyncio loop behind it)
+        pending = None
+    try:
+        if pending is None:
+            return client.gather(futures)
+        while True:
+            try:
+                return pending.result(timeout=check_every)
+            except concurrent.futures.TimeoutError:
+                lost = lost_workers(client, placement)
+                if lost:
+                    pending.cancel()
+                    raise worker_lost(lost, placement, what) from None
+    except WorkerLostError:
+        raise
     except Exception as exc:
         loss = _loss(client, placement, what, exc)
         if loss is not None:
