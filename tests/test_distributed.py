@@ -504,7 +504,7 @@ def test_issue24_run_ahead_sweep_lets_go_of_finished_shards_steps_only():
                              ("run2", tasks.AHEAD, 1, 3): (None, old), ("run2", tasks.AHEAD, 0, 4): (None, old + 9.9)}
     assert tasks.sweep_ahead(w, grace=5.0) == 1  # run2's part 1: shard gone, old; part 0: too recent
     assert set(w._dgraph_task_states) == {("run1", 0), ("run1", tasks.AHEAD, 0, 5), ("run2", tasks.AHEAD, 0, 4)}
-    tasks._forget_ahead(w, "run1")
+    tasks._forget(w, "run1", ahead_only=True)
     assert set(w._dgraph_task_states) == {("run1", 0), ("run2", tasks.AHEAD, 0, 4)}
 
 

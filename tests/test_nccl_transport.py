@@ -111,13 +111,20 @@ def _same(got, want):
     assert got.counters == want.counters
 
 
+def _everyone_has_all(got, mine, p):
+    """Each of the ``p`` ranks' answers holds every rank's contribution ``mine(q)``, in rank order."""
+    assert len(got) == p and all(len(everyone) == p for everyone in got)
+    for everyone in got:
+        for q, c in enumerate(everyone):
+            _same(c, mine(q))
+    return True
+
+
 @pytest.mark.parametrize("p", [2, 3, 4, 5])
 @pytest.mark.parametrize("kind,fanout", [("butterfly", None), ("butterfly", 2), ("all-to-all", None)])
 def test_exchange_gives_every_rank_every_contribution(fake_cupy, p, kind, fanout):
     schedule = parse_exchange(kind, fanout, p=p)
-    for everyone in _on_ranks(schedule, lambda t, q: t.exchange(_mine(q))):
-        for q, c in enumerate(everyone):
-            _same(c, _mine(q))
+    assert _everyone_has_all(_on_ranks(schedule, lambda t, q: t.exchange(_mine(q))), _mine, p)
 
 
 @pytest.mark.parametrize("p", [2, 3, 5])
@@ -128,9 +135,7 @@ def test_fixed_exchange(fake_cupy, p):
         return Contribution({"bits": _array(np.full(6, q + 1), np.uint32), "tally": _array([q, 2 * q], np.int64)},
                             fixed=True)
 
-    for everyone in _on_ranks(schedule, lambda t, q: t.exchange(mine(q))):
-        for q, c in enumerate(everyone):
-            _same(c, mine(q))
+    assert _everyone_has_all(_on_ranks(schedule, lambda t, q: t.exchange(mine(q))), mine, p)
 
 
 @pytest.mark.parametrize("p", [2, 3, 4])

@@ -45,11 +45,13 @@ def _export(columns, token):
 
 
 def _release(token):
-    """On a worker: free the buffers exported under ``token``."""
-    import cupy as cp  # noqa: PLC0415
+    """On a worker: free the buffers exported under ``token`` (none on a worker that exported nothing)."""
+    ptrs = _EXPORTED.pop(token, [])
+    if ptrs:
+        import cupy as cp  # noqa: PLC0415
 
-    for ptr in _EXPORTED.pop(token, []):
-        cp.cuda.runtime.free(ptr)
+        for ptr in ptrs:
+            cp.cuda.runtime.free(ptr)
     return True
 
 
@@ -69,12 +71,6 @@ def _open(handle, shape, dtype):
     return out
 
 
-async def _release_async(client, token, workers):
-    try:
-        await client._run(_release, token, workers=workers, on_error="ignore")
-    except Exception:  # noqa: BLE001 - a worker gone meanwhile took its buffers with it
-        pass
-
 
 def fetch(client, futures, workers, what="the reading of a result"):
     """The ``{name: array}`` of each future (CuPy columns on this process's GPU), through CUDA IPC
@@ -84,7 +80,7 @@ def fetch(client, futures, workers, what="the reading of a result"):
     to the workers, not two), and the buffers are let go without waiting for the workers'
     answer: the client's copies are done by then."""
     from ..backend import gpu_available  # noqa: PLC0415
-    from .faults import wait_or_lost  # noqa: PLC0415
+    from .faults import run_quietly, wait_or_lost  # noqa: PLC0415
 
     if not gpu_available():  # this process opens the handles: it needs a GPU CuPy can use
         return None
@@ -104,7 +100,7 @@ def fetch(client, futures, workers, what="the reading of a result"):
                      type(exc).__name__, exc)
         return None
     finally:
-        client.loop.add_callback(_release_async, client, token, sorted(set(workers)))
+        run_quietly(client, _release, token=token)  # in the background: a worker gone took its buffers
 
 
 __all__ = ["fetch"]

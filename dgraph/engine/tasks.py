@@ -152,6 +152,16 @@ class _Held:
         self.ahead, self.started, self.last_out = ahead, 0, None
 
 
+def _step_key(name, step, part, token):
+    """The key of superstep task ``step`` of shard ``part`` of run ``token`` (push.STEP_KEY reads it)."""
+    return f"{name}-superstep-s{step}-p{part}-{token}"
+
+
+def _inline(held):
+    """Whether a shard's next step runs on the worker's event loop (see INLINE_ARCS and INLINE_S)."""
+    return held.shard.num_arcs <= INLINE_ARCS or (held.last_s is not None and held.last_s <= INLINE_S)
+
+
 def _box(worker=None):
     if worker is None:
         from distributed import get_worker  # noqa: PLC0415
@@ -198,9 +208,7 @@ async def _step(token, part, step, receive_only, mine, *received):
     held = box.get((token, part)) if mine["kind"] in ("step", "final") else None
     if held is not None:
         held.started = max(held.started, step)  # not run ahead from now on
-    inline = (held is None or held.shard.num_arcs <= INLINE_ARCS
-              or (held.last_s is not None and held.last_s <= INLINE_S))
-    return await _run(worker, inline, token, part, step, receive_only, mine, received)
+    return await _run(worker, held is None or _inline(held), token, part, step, receive_only, mine, received)
 
 
 async def _run(worker, inline, token, part, step, receive_only, mine, received):
@@ -241,7 +249,7 @@ AHEAD = "ahead"
 #: by any number of them)
 AHEAD_MAX = 8
 #: a step run ahead whose shard has finished (or been dropped) here and whose task has not come after
-#: this many seconds is let go (a backstop: a run's steps are let go when its Result is, _forget_ahead)
+#: this many seconds is let go (a backstop: a run's steps are let go when its Result is, _forget)
 AHEAD_GRACE_S = 600.0
 
 
@@ -292,7 +300,7 @@ def _output_here(worker, box, token, name, part, step):
     held = box.get((token, part))
     if held is not None and held.last_out is not None and held.last_out[0] == step:
         return held.last_out[1], None
-    key = f"{name}-superstep-s{step}-p{part}-{token}"
+    key = _step_key(name, step, part, token)
     ts = worker.state.tasks.get(key)
     if ts is None or ts.state != "memory":
         return None, None
@@ -320,9 +328,8 @@ def sweep_ahead(worker, grace=None):
 async def _run_ahead(worker, held, token, part, step, mine, received, done):
     """Step ``step`` of shard ``part``, run now: its output waits for its task (which returns it), and
     goes to the workers that consume it as the task's would."""
-    inline = held.shard.num_arcs <= INLINE_ARCS or (held.last_s is not None and held.last_s <= INLINE_S)
     try:
-        out = await _run(worker, inline, token, part, step, False, mine, received)
+        out = await _run(worker, _inline(held), token, part, step, False, mine, received)
     except BaseException as exc:  # the task raises it
         done.set_exception(exc)
         done.exception()  # retrieved: a task that never comes (a dropped run) leaves no warning
@@ -335,7 +342,7 @@ async def _run_ahead(worker, held, token, part, step, mine, received, done):
             plugin.counts["ran ahead"] += 1
             way = push.how(out)
             if way is not None and held.ahead:
-                plugin.send(f"{held.program.name}-superstep-s{step}-p{part}-{token}", out, held.ahead, way)
+                plugin.send(_step_key(held.program.name, step, part, token), out, held.ahead, way)
                 out = dict(out, _pushed=True)  # the task's own push would send it again
     except Exception as exc:  # noqa: BLE001 - not sent: the task's own push tries again, and fails as
         logger.debug("dgraph: the push of step %s of %s failed: %s", step, token, exc)  # it would without this
@@ -508,17 +515,11 @@ def _columns(out):
     return out["result"]
 
 
-def _forget_ahead(dask_worker, token):
-    """The steps of run ``token`` run ahead here whose tasks have not come: let go (its Result is gone,
-    and with it the tasks that would claim them)."""
+def _forget(dask_worker, token, ahead_only=False):
+    """Drop what run ``token`` keeps on this worker: everything (a failed run), or only its steps run
+    ahead whose tasks have not come (``ahead_only``: its Result is gone, and with it those tasks)."""
     box = getattr(dask_worker, "_dgraph_task_states", {})
-    for key in [k for k in list(box) if len(k) == 4 and k[0] == token]:
-        box.pop(key, None)
-
-
-def _forget(dask_worker, token):
-    box = getattr(dask_worker, "_dgraph_task_states", {})
-    for key in [k for k in list(box) if k[0] == token]:
+    for key in [k for k in list(box) if k[0] == token and (len(k) == 4 or not ahead_only)]:
         box.pop(key, None)
 
 
@@ -774,10 +775,10 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             for step in range(first, first + count):
                 last = max_supersteps is not None and step >= max_supersteps
                 if step == 0:
-                    outs = [g.add(q, f"{name}-superstep-s0-p{q}-{token}", _first, program, schedule, p, token, q, last,
+                    outs = [g.add(q, _step_key(name, 0, q, token), _first, program, schedule, p, token, q, last,
                                   settings, TaskRef(shards[q].key), run_ahead[q]) for q in range(p)]
                 else:
-                    outs = [g.add(q, f"{name}-superstep-s{step}-p{q}-{token}", _step, token, q, step, last, outs[q],
+                    outs = [g.add(q, _step_key(name, step, q, token), _step, token, q, step, last, outs[q],
                                   *received[q]) for q in range(p)]
                 steps.extend(outs)
                 received = exchange(g, outs, f"s{step}")  # per shard: its own output (or a merge of it), the rest
@@ -877,7 +878,7 @@ class _Results:
         self._finalizer = None
         # steps run ahead wait on the workers for their tasks; gone with this object, those tasks may
         # never run (released): the steps are let go then
-        weakref.finalize(self, run_quietly, client, _forget_ahead, token=token)
+        weakref.finalize(self, run_quietly, client, _forget, token=token, ahead_only=True)
         if kept:
             from .spmd import _drop_results  # noqa: PLC0415
 
