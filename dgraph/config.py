@@ -164,6 +164,11 @@ OPTIONS = (
            "a 'tasks' run's shard runs its next superstep as soon as every contribution it needs is on "
            "its worker (pushed there), and its task returns that output (off: each superstep waits for "
            "the scheduler to start its task)"),
+    Option("tasks_lane", True, bool, "DGRAPH_TASKS_LANE",
+           "a 'tasks' run's reports come to the client on the lane (its own connection to each worker, as "
+           "spmd_launch 'lane'), and, where its shards run ahead, its superstep 0 begins from there without "
+           "waiting for the scheduler (off, or a cluster with no lanes: the reports are Dask events through "
+           "the scheduler, and the tasks begin every superstep)"),
     Option("spmd_launch", "lane", ("lane", "direct", "task"), "DGRAPH_SPMD_LAUNCH",
            "how spmd runs start: 'lane' (the client's own connection to a resident thread on each "
            "worker; 'direct' where a cluster has none), 'direct' (Dask's client-to-worker RPC) or "

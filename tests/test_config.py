@@ -23,7 +23,7 @@ DEFAULTS = {"bfs_levels": True, "bfs_bitmap_exchange": True, "bfs_peer_levels": 
             "bfs_levels_degree_limit": 2048,
             "bfs_levels_blocks_per_sm": 1, "sssp_steps": True, "sssp_steps_edge_limit": 1 << 20,
             "sssp_steps_blocks_per_sm": 1, "sssp_skip_stale": True, "sssp_routed": True, "tasks_run_ahead": True,
-            "spmd_launch": "lane",
+            "tasks_lane": True, "spmd_launch": "lane",
             "profile_supersteps": False, "emv_fuse": True, "emv_cache_dir": None}
 
 #: each option's environment variable, a value for it and what it becomes
@@ -42,6 +42,7 @@ ENV = [("bfs_levels", "DGRAPH_LEVELS", "0", False),
        ("sssp_skip_stale", "DGRAPH_SSSP_SKIP_STALE", "false", False),
        ("sssp_routed", "DGRAPH_SSSP_ROUTED", "false", False),
        ("tasks_run_ahead", "DGRAPH_TASKS_RUN_AHEAD", "off", False),
+       ("tasks_lane", "DGRAPH_TASKS_LANE", "0", False),
        ("spmd_launch", "DGRAPH_SPMD_LAUNCH", "task", "task"),
        ("profile_supersteps", "DGRAPH_PROFILE", "1", True),
        ("emv_fuse", "DGRAPH_EMV_FUSE", "0", False),

@@ -472,6 +472,43 @@ def test_to_pandas_of_a_numpy_result_shares_nothing():
     assert r.raw("parent").tolist() == [0, 0, 1]
 
 
+def _option_runs(src, idle, wcc=True):
+    """(name, run, result columns) of the runs the tests of a ``tasks`` option compare on and off:
+    BFS and WCC (every shard's part of the result read), SSSP, PageRank (shard 0's) and ``idle``
+    empty supersteps."""
+    from dgraph.engine.idle import Idle
+    from dgraph.engine.run import run_program
+
+    runs = [("bfs", lambda g: dgraph.bfs(g, src, executor="tasks"), ("depth", "parent")),
+            ("sssp", lambda g: dgraph.sssp(g, src, executor="tasks"), ("distance", "parent")),
+            ("wcc", lambda g: dgraph.wcc(g, executor="tasks"), ("component",)),
+            ("pagerank", lambda g: dgraph.pagerank(g, iterations=6, executor="tasks"), ("pagerank",)),
+            ("idle", lambda g: run_program(lambda ids: Idle(idle), g, executor="tasks"), ())]
+    return [r for r in runs if wcc or r[0] != "wcc"]
+
+
+def _same_on_and_off(PG, runs, option, look):
+    """Each of ``runs`` on ``PG`` with config ``option`` off, then on: the same answers, supersteps and
+    records; ``look(name, on, before)`` is called before (``before`` True) and after each run.
+    -> the results, {on: Result} a run."""
+    results = []
+    for name, run, columns in runs:
+        got = {}
+        for on in (False, True):
+            look(name, on, True)
+            with dgraph.config.override(**{option: on}):
+                got[on] = run(PG)
+            look(name, on, False)
+        off, on = got[False], got[True]
+        assert on.supersteps == off.supersteps, name
+        for c in columns:
+            np.testing.assert_array_equal(to_numpy(on.raw(c)), to_numpy(off.raw(c)), err_msg=f"{name} {c}")
+        keys = [k for k in off.stats.columns if not k.endswith("_s") and k not in ("bytes_exchanged",)]
+        assert on.stats[keys].equals(off.stats[keys]), name
+        results.append(got)
+    return results
+
+
 def _ahead_state(dask_worker):
     """Supersteps this worker ran ahead of their tasks, the run-ahead outputs still waiting, and the
     most of them one shard still running here has waiting."""
@@ -525,25 +562,17 @@ def test_issue24_tasks_run_ahead_exact_and_claimed(client):
 
     G = dgraph.generate("rmat", scale=10, seed=5, weighted=True)
     src = _source(G)
-    runs = [("bfs", lambda g: dgraph.bfs(g, src, executor="tasks"), ("depth", "parent")),
-            ("sssp", lambda g: dgraph.sssp(g, src, executor="tasks"), ("distance", "parent")),
-            ("pagerank", lambda g: dgraph.pagerank(g, iterations=6, executor="tasks"), ("pagerank",)),
-            ("idle", lambda g: run_program(lambda ids: Idle(9), g, executor="tasks"), ())]
     PG = G.partition(2, client=client)
-    for name, run, columns in runs:
-        results = {}
-        for on in (False, True):
-            before = ahead()[0]
-            with dgraph.config.override(tasks_run_ahead=on):
-                results[on] = run(PG)
-            ran = ahead()[0] - before
-            assert (ran > 0) == on, (name, on, ran)
-        off, on = results[False], results[True]
-        assert on.supersteps == off.supersteps, name
-        for c in columns:
-            np.testing.assert_array_equal(to_numpy(on.raw(c)), to_numpy(off.raw(c)), err_msg=f"{name} {c}")
-        keys = [k for k in off.stats.columns if not k.endswith("_s") and k not in ("bytes_exchanged",)]
-        assert on.stats[keys].equals(off.stats[keys]), name
+    counts = []
+
+    def ran_ahead(name, on, before):
+        if before:
+            counts.append(ahead()[0])
+            return
+        ran = ahead()[0] - counts.pop()
+        assert (ran > 0) == on, (name, on, ran)
+
+    results = _same_on_and_off(PG, _option_runs(src, 9, wcc=False), "tasks_run_ahead", ran_ahead)
     from dgraph.engine import tasks
 
     waiting = []  # steps a shard ran ahead whose tasks have not come, the most of any, at each superstep
@@ -552,7 +581,7 @@ def test_issue24_tasks_run_ahead_exact_and_claimed(client):
     assert max(waiting) <= tasks.AHEAD_MAX
     import gc
 
-    del results, off, on  # the runs' Results gone: their steps run ahead whose tasks never came go too
+    del results  # the runs' Results gone: their steps run ahead whose tasks never came go too
     gc.collect()
     deadline = time.monotonic() + 10
     while ahead()[1] and time.monotonic() < deadline:
@@ -564,3 +593,98 @@ def test_issue24_tasks_run_ahead_exact_and_claimed(client):
     r4 = dgraph.bfs(PG4, src, executor="tasks", exchange="butterfly", fanout=2)  # two rounds a superstep
     _check_same(r4, dgraph.bfs(G, src), "p=4 butterfly")
     assert ahead()[0] == before
+
+
+def _lane_state(dask_worker):
+    """The superstep 0s this worker began from a lane, and the runs it still sends reports of."""
+    plugin = dask_worker.plugins.get("dgraph-push")
+    return ((plugin.counts.get("lane starts", 0) if plugin is not None else 0),
+            len(getattr(dask_worker, "_dgraph_lane_watches", {})))
+
+
+def test_issue24_tasks_lane_reports_and_start_exact(client, monkeypatch):
+    """With tasks_lane a run's reports come to the client on its lanes (the watch's thread puts them
+    in the run's inbox, not the client's event loop) and superstep 0 begins from there: BFS, SSSP,
+    WCC (every shard's part read), PageRank (shard 0's) and idle supersteps give the same answers and
+    supersteps as with it off (Dask events, the tasks begin everything); the watches end with the
+    runs and their connections go back to the client's pool; a cluster with no lanes gets events."""
+    import threading
+
+    from dgraph.engine import tasks
+
+    delivered = []  # (run, the thread that put a report in an inbox)
+    event = tasks._Inbox.event
+
+    def spy(self, msg):
+        delivered.append((msg["run"], threading.current_thread().name))
+        return event(self, msg)
+
+    monkeypatch.setattr(tasks._Inbox, "event", spy)
+
+    def starts():
+        return sum(s for s, _ in client.run(_lane_state).values())
+
+    G = dgraph.generate("rmat", scale=10, seed=7, weighted=True)
+    src = _source(G)
+    PG = G.partition(2, client=client)
+    counts = []
+
+    def by_lane(name, on, before):
+        if before:
+            counts.append(starts())
+            delivered.clear()
+            return
+        threads = {th for _, th in delivered}
+        assert delivered and all(th.startswith("dgraph-watch-") == on for th in threads), (name, on, threads)
+        assert (starts() - counts.pop() == 2) == on, (name, on)  # each shard's superstep 0
+
+    _same_on_and_off(PG, _option_runs(src, 7), "tasks_lane", by_lane)
+    lanes = client._dgraph_lanes
+    deadline = time.monotonic() + 10
+    while any(w for _, w in client.run(_lane_state).values()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(w for _, w in client.run(_lane_state).values())  # every watch ended
+    pooled = sum(len(v) for v in lanes.idle.values())
+    for _ in range(4):
+        dgraph.bfs(PG, src, executor="tasks")
+    time.sleep(0.2)
+    assert sum(len(v) for v in lanes.idle.values()) <= max(pooled, 2 * len(set(PG.workers)))  # reused, not leaked
+    saved = dict(lanes.endpoints)
+    try:  # workers without lanes (an encrypted cluster): Dask events, the tasks begin superstep 0
+        for w in PG.workers:
+            lanes.endpoints[w] = None
+        before = starts()
+        delivered.clear()
+        _check_same(dgraph.bfs(PG, src, executor="tasks"), dgraph.bfs(G, src), "no lanes")
+        assert delivered and not any(th.startswith("dgraph-watch-") for _, th in delivered)
+        assert starts() == before
+    finally:
+        lanes.endpoints.update(saved)
+
+
+def test_issue24_lane_start_leaves_superstep_0_to_a_task_that_began_it():
+    """Superstep 0 begins once a shard a worker, whichever of its task and the lane's start comes
+    first; a lane start finds no shard (not built there yet): it leaves it to the task."""
+    from dgraph.engine import tasks
+
+    class Worker:
+        pass
+
+    w = Worker()
+    assert tasks._begin(w, "run1", 0) and not tasks._begin(w, "run1", 0) and tasks._begin(w, "run1", 1)
+    for i in range(tasks.BEGUN_KEPT + 5):
+        tasks._begin(w, f"x{i}", 0)
+    assert len(w._dgraph_begun) == tasks.BEGUN_KEPT and ("run1", 0) not in w._dgraph_begun
+
+    class Server:
+        worker = w
+
+        def shard(self, key):
+            return None
+
+    scheduled = []
+    w.loop = type("Loop", (), {"add_callback": lambda self, *a: scheduled.append(a)})()
+    import pickle
+
+    tasks._lane_start(Server(), "run2", pickle.dumps((None, None, 2, {})), [(0, "shard-key", ())])
+    assert scheduled == []

@@ -17,6 +17,13 @@ Everything else about a run stays Dask's: the shards are Dask data on the
 workers, results are claimed by Dask tasks, cancellation, lost workers and the
 progress feed go through the workers' Dask handlers.
 
+A ``tasks`` run uses the same connections the other way (:mod:`dgraph.engine.tasks`): the
+client asks a worker to *watch* a run (``{"op": "watch", "run": ...}``, with a function to call
+there and then: the run's first superstep, started without waiting for the scheduler), and the
+run's reports come back on that connection as the worker makes them (:func:`report`) instead of
+as Dask events through the scheduler; ``{"op": "unwatch"}`` ends it with a ``{"op": "bye"}``
+frame, after which the connection serves the next request as before.
+
 Security: the lane carries pickles, so nobody may talk to it who could not
 already run code on the cluster.  The client makes a random 32-byte key and
 gives it to its workers over Dask's own comm (the channel every Dask task
@@ -37,6 +44,7 @@ import select
 import socket
 import struct
 import threading
+import time
 import weakref
 
 from ..log import logger
@@ -47,6 +55,9 @@ NONCE = 32
 HANDSHAKE_S = 5.0
 #: the frame header: the payload's length
 _HEADER = struct.Struct("!Q")
+#: seconds a worker's report may wait to be written to a client that does not read (then the run's
+#: reports go as Dask events again: a stalled client must not stall the worker's event loop)
+REPORT_SEND_S = 1.0
 
 
 class LaneError(Exception):
@@ -143,6 +154,13 @@ class LaneServer:
 
     def _connection(self, conn):
         self.conns.add(conn)
+        lock = threading.Lock()  # one writer at a time: replies, and a watched run's reports
+
+        def reply(msg):
+            data = pickle.dumps(msg, protocol=5)
+            with lock:
+                send_frame(conn, data)
+
         try:
             conn.settimeout(HANDSHAKE_S)
             _prove(conn, self.key, server=True)
@@ -151,13 +169,42 @@ class LaneServer:
             while not self.closed:
                 request = pickle.loads(recv_frame(conn))
                 self.served += 1
-                self.serve(self, request, lambda reply: send_frame(conn, pickle.dumps(reply, protocol=5)))
+                if isinstance(request, dict) and request.get("op") in ("watch", "unwatch"):
+                    self._watch(conn, lock, request, reply)
+                else:
+                    self.serve(self, request, reply)
         except (OSError, EOFError, LaneError, socket.timeout) as exc:
             if not self.closed and not isinstance(exc, EOFError):
                 logger.debug("dgraph lane connection on %s ended: %s", self.worker.address, exc)
         finally:
             self.conns.discard(conn)
+            watches = _watches(self.worker)
+            for run in [r for r, (c, _) in list(watches.items()) if c is conn]:
+                watches.pop(run, None)
             conn.close()
+
+    def _watch(self, conn, lock, request, reply):
+        """Start (``watch``) or end (``unwatch``) sending run ``request["run"]``'s reports on ``conn``.
+        A watch may carry ``call``: ``(function, kwargs)``, called here as ``function(self, **kwargs)``
+        once the watch is in place.  An unwatch is answered with ``{"op": "bye"}``: no report of that run
+        follows it on this connection."""
+        watches, run = _watches(self.worker), request["run"]
+        if request["op"] == "unwatch":
+            with lock:
+                if watches.get(run, (None,))[0] is conn:
+                    del watches[run]
+                _send_timeout(conn, 0.0)
+            reply({"op": "bye", "run": run})
+            return
+        # a report written to a client that stopped reading gives up (see report) instead of waiting
+        _send_timeout(conn, REPORT_SEND_S)
+        watches[run] = (conn, lock)
+        if request.get("call") is not None:
+            fn, kwargs = request["call"]
+            try:
+                fn(self, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - the run goes on without it (its tasks do the work)
+                logger.debug("dgraph lane: the call of run %s's watch failed: %s", run, exc)
 
     def shard(self, key):
         """The shard under ``key`` in the worker's data (looked up on its event loop once); None
@@ -186,6 +233,49 @@ class LaneServer:
             except OSError:
                 pass
             s.close()
+
+
+def _send_timeout(conn, seconds):
+    """The seconds a write on ``conn`` may block (0: for ever); where the system allows setting it."""
+    try:
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", int(seconds),
+                                                                         int(seconds % 1 * 1e6)))
+    except (OSError, struct.error):
+        pass
+
+
+def _watches(worker):
+    """run -> (connection, its write lock): the runs whose reports this worker sends on a lane."""
+    watches = getattr(worker, "_dgraph_lane_watches", None)
+    if watches is None:
+        watches = worker._dgraph_lane_watches = {}
+    return watches
+
+
+def report(worker, run, msg):
+    """Send ``msg`` to the client that watches ``run`` on one of ``worker``'s lanes; -> whether it went
+    (False: nobody watches it here, or the write failed or timed out, and the watch is dropped: the
+    caller sends it another way)."""
+    watches = getattr(worker, "_dgraph_lane_watches", None)
+    entry = watches.get(run) if watches else None
+    if entry is None:
+        return False
+    conn, lock = entry
+    data = pickle.dumps(msg, protocol=5)
+    try:
+        with lock:
+            if watches.get(run) is not entry:  # unwatched meanwhile
+                return False
+            send_frame(conn, data)
+        return True
+    except OSError as exc:  # the client went, or stopped reading (REPORT_SEND_S)
+        logger.debug("dgraph lane: a report of run %s was not sent: %s", run, exc)
+        watches.pop(run, None)
+        try:  # part of a frame may have gone: the connection is of no further use
+            conn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        return False
 
 
 def open_server(dask_worker, key, serve):
@@ -266,10 +356,78 @@ class Lanes:
                 self.discard(self.idle.pop(w, []))
 
 
+class Watch:
+    """The client's end of a watched run (see the module docstring): one lane connection to each of
+    ``workers``, the watch sent on each (with ``calls[i]``, ``(function, kwargs)`` or None, for
+    worker i), and a thread that hands every report to ``deliver`` as it comes.  LaneError when a
+    connection cannot be had (nothing is watched then).
+
+    :meth:`close` ends it: ``ok`` unwatches (each connection goes back to ``lanes`` once its worker
+    said "bye"), else the connections are shut (a run that failed, a worker that may be gone)."""
+
+    #: seconds after close(ok=True) that a worker may take to say "bye" before its connection is shut
+    BYE_S = 10.0
+
+    def __init__(self, lanes, workers, run, deliver, calls):
+        self.lanes, self.workers, self.run, self.deliver = lanes, list(workers), run, deliver
+        self.socks = lanes.take(self.workers)
+        self.closing = None  # when close() was called
+        try:
+            for sock, call in zip(self.socks, calls):
+                send_frame(sock, pickle.dumps({"op": "watch", "run": run, "call": call}, protocol=5))
+        except OSError as exc:
+            lanes.discard(self.socks)
+            raise LaneError(f"a watch of run {run} could not be sent: {exc}") from exc
+        self.thread = threading.Thread(target=self._read, name=f"dgraph-watch-{run}", daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        open_ = dict(zip(self.socks, self.workers))
+        while open_:
+            ready = wait_readable(list(open_), 1.0)
+            if not ready and self.closing is not None and time.monotonic() - self.closing > self.BYE_S:
+                self.lanes.discard(list(open_))  # no "bye": the worker's state is unknown
+                return
+            for sock in ready:
+                try:
+                    msg = pickle.loads(recv_frame(sock))
+                except Exception as exc:  # noqa: BLE001 - the worker went, or the run was closed
+                    if self.closing is None:
+                        logger.debug("dgraph lane: watch of run %s ended: %s", self.run, exc)
+                    open_.pop(sock)
+                    self.lanes.discard([sock])
+                    continue
+                if isinstance(msg, dict) and msg.get("op") == "bye":
+                    self.lanes.give_back([open_.pop(sock)], [sock])
+                    continue
+                try:
+                    self.deliver(msg)
+                except Exception as exc:  # noqa: BLE001 - one bad report must not end the others
+                    logger.debug("dgraph lane: a report of run %s was not delivered: %s", self.run, exc)
+
+    def close(self, ok=True):
+        """End the watch (once)."""
+        if self.closing is not None:
+            return
+        self.closing = time.monotonic()
+        frame = pickle.dumps({"op": "unwatch", "run": self.run}, protocol=5)
+        for sock in self.socks:
+            try:
+                if not ok:
+                    raise OSError("the run failed")
+                send_frame(sock, frame)
+            except OSError:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)  # the reader sees its end and closes it
+                except OSError:
+                    pass
+
+
 def wait_readable(socks, timeout):
     """The sockets among ``socks`` with something to read (or closed), within ``timeout`` s."""
     ready, _, _ = select.select(socks, [], [], timeout)
     return ready
 
 
-__all__ = ["LaneError", "LaneServer", "Lanes", "open_server", "recv_frame", "send_frame", "wait_readable"]
+__all__ = ["LaneError", "LaneServer", "Lanes", "Watch", "open_server", "recv_frame", "report", "send_frame",
+           "wait_readable"]

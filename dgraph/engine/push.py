@@ -147,7 +147,8 @@ class Push(WorkerPlugin):
         self.received = {}  # key -> when it came (None once a task here has used it)
         self.sweeper = None
         self.counts = {"sent": 0, "received": 0, "late": 0, "released": 0, "pickle": 0, "serialize": 0,
-                       "not pushed": 0, "ran ahead": 0}  # (the last: supersteps run ahead of their tasks)
+                       "not pushed": 0, "ran ahead": 0, "lane starts": 0}
+        # (the last two: supersteps run ahead of their tasks, of them the superstep 0s begun from the lane)
 
     def setup(self, worker):
         from tornado.ioloop import PeriodicCallback  # noqa: PLC0415

@@ -76,6 +76,17 @@ dashboard's tasks stay the same, and each superstep still runs once: the
 task or the run ahead, whichever starts first.  A step after a "final" (the
 one that finishes the shard and holds its result) always waits for its task.
 
+The reports and the first superstep take the lane (``dgraph.config.tasks_lane``, where the cluster
+has lanes: :mod:`dgraph.engine.lane`, the client's own connections to its workers that start spmd
+runs).  The client asks each worker of the run to *watch* it, and the workers send the run's
+reports on those connections as they make them, not as Dask events through the scheduler (two
+event loops fewer on the way, and a scheduler busy with the tasks that trail the run ahead no
+longer delays its end).  Where the shards run ahead, the watch also begins superstep 0 there and
+then, as a step run ahead (:func:`_lane_start`): the chain of supersteps starts while the graph is
+still on its way to the scheduler, and superstep task 0 returns the output made.  Either of the
+two that comes first begins superstep 0 (:func:`_begin`), never both.  A cluster with no lanes
+(an encrypted one), or a worker whose lane will not open, gets the events and the tasks as before.
+
 Short superstep tasks run on the worker's event loop (an ``async`` task:
 no hand-off to the worker's thread and back, about a millisecond on a
 loaded 2-core box): those of shards of at most ``INLINE_ARCS`` arcs, and
@@ -187,7 +198,12 @@ async def _first(program, schedule, p, token, part, receive_only, settings, shar
     ``ahead``: the workers this shard's outputs go to where it runs ahead (None: it does not)."""
     from distributed import get_worker  # noqa: PLC0415
 
-    return await _run(get_worker(), shard.num_arcs <= INLINE_ARCS, token, part, 0, receive_only,
+    worker = get_worker()
+    ran = _box(worker).pop((token, AHEAD, part, 0), None)
+    if ran is not None:  # the lane started it (_lane_start): its reports and pushes have gone
+        return await ran[0]
+    _begin(worker, token, part)  # a lane start that comes later leaves it to this task
+    return await _run(worker, shard.num_arcs <= INLINE_ARCS, token, part, 0, receive_only,
                       (program, schedule, shard, p, settings, ahead), ())
 
 
@@ -223,20 +239,29 @@ async def _run(worker, inline, token, part, step, receive_only, mine, received):
         else:
             out = await asyncio.get_running_loop().run_in_executor(worker.executors["default"], _step_body, *args)
     except Exception:  # the client hears of it now, not at its next look at the futures
-        worker.log_event(TOPIC, {"run": token, "step": step, "kind": "error", "report": b"", "part": part})
+        _publish(worker, {"run": token, "step": step, "kind": "error", "report": b"", "part": part})
         raise
-    if part == 0:  # what happened, to the client, without a request (a Dask event)
-        worker.log_event(TOPIC, {"run": token, "step": step, "kind": out["kind"],
-                                 "report": pickle.dumps(out["report"]), "tally": out.get("tally")})
+    if part == 0:  # what happened, to the client, without a request
+        _publish(worker, {"run": token, "step": step, "kind": out["kind"], "report": pickle.dumps(out["report"]),
+                          "tally": out.get("tally")})
     elif out["kind"] == "done" and out.get("waited"):  # this shard's part of the result is made (None too)
-        worker.log_event(TOPIC, {"run": token, "step": step, "kind": "made", "report": b"", "part": part,
-                                 "tally": out.get("tally")})
+        _publish(worker, {"run": token, "step": step, "kind": "made", "report": b"", "part": part,
+                          "tally": out.get("tally")})
     if out["kind"] in ("step", "final"):
         held = _box(worker).get((token, part))
         if held is not None and held.ahead is not None:
             held.last_out = (step, out)
             arrived(worker, token, step)
     return out
+
+
+def _publish(worker, msg):
+    """A report to the client: on the lane that watches its run (see _watch), else as a Dask event
+    (the scheduler forwards it to the subscribed client)."""
+    from .lane import report  # noqa: PLC0415
+
+    if not report(worker, msg["run"], msg):
+        worker.log_event(TOPIC, msg)
 
 
 # -- running ahead ----------------------------------------------------------------------------------
@@ -290,7 +315,8 @@ def _try_ahead(worker, box, token, part, step):
     held.started = step + 1
     done = asyncio.get_running_loop().create_future()
     box[token, AHEAD, part, step + 1] = (done, time.monotonic())
-    asyncio.ensure_future(_run_ahead(worker, held, token, part, step + 1, held.last_out[1], received, done))
+    asyncio.ensure_future(_run_ahead(worker, _inline(held), held.ahead, held.program.name, token, part, step + 1,
+                                     held.last_out[1], received, done))
 
 
 def _output_here(worker, box, token, name, part, step):
@@ -325,11 +351,11 @@ def sweep_ahead(worker, grace=None):
     return len(old)
 
 
-async def _run_ahead(worker, held, token, part, step, mine, received, done):
-    """Step ``step`` of shard ``part``, run now: its output waits for its task (which returns it), and
-    goes to the workers that consume it as the task's would."""
+async def _run_ahead(worker, inline, targets, name, token, part, step, mine, received, done):
+    """Step ``step`` of shard ``part`` (program ``name``), run now: its output waits for its task
+    (which returns it), and goes to the workers at ``targets`` that consume it as the task's would."""
     try:
-        out = await _run(worker, _inline(held), token, part, step, False, mine, received)
+        out = await _run(worker, inline, token, part, step, False, mine, received)
     except BaseException as exc:  # the task raises it
         done.set_exception(exc)
         done.exception()  # retrieved: a task that never comes (a dropped run) leaves no warning
@@ -341,13 +367,65 @@ async def _run_ahead(worker, held, token, part, step, mine, received, done):
         if plugin is not None:
             plugin.counts["ran ahead"] += 1
             way = push.how(out)
-            if way is not None and held.ahead:
-                plugin.send(_step_key(held.program.name, step, part, token), out, held.ahead, way)
+            if way is not None and targets:
+                plugin.send(_step_key(name, step, part, token), out, targets, way)
                 out = dict(out, _pushed=True)  # the task's own push would send it again
     except Exception as exc:  # noqa: BLE001 - not sent: the task's own push tries again, and fails as
         logger.debug("dgraph: the push of step %s of %s failed: %s", step, token, exc)  # it would without this
     finally:
         done.set_result(out)  # whatever the push did: the task must not wait for ever
+
+
+#: runs whose superstep 0 began on a worker (by its task, or from the lane) kept to tell the other
+#: not to begin it again: the newest this many
+BEGUN_KEPT = 4096
+
+
+def _begin(worker, token, part):
+    """Whether superstep 0 of shard ``part`` of run ``token`` begins now on ``worker`` (False: its task
+    or the lane began it already).  On the worker's event loop, so the two cannot both begin it."""
+    begun = getattr(worker, "_dgraph_begun", None)
+    if begun is None:
+        import collections  # noqa: PLC0415
+
+        begun = worker._dgraph_begun = collections.OrderedDict()
+    if (token, part) in begun:
+        return False
+    begun[token, part] = None
+    while len(begun) > BEGUN_KEPT:
+        begun.popitem(last=False)
+    return True
+
+
+def _lane_start(server, token, job, starts):
+    """On a lane's connection thread (the client's watch of run ``token``, :func:`_watch`): superstep 0
+    of the shards in ``starts`` ((part, shard key, the workers its outputs go to) each) begins now,
+    as a step run ahead, without waiting for the scheduler to start its task; ``job``: the pickled
+    (program, schedule, p, settings).  A shard whose task began first is left to it."""
+    program, schedule, p, settings = pickle.loads(job)
+    worker = server.worker
+    for part, key, targets in starts:
+        shard = server.shard(key)
+        if shard is not None:
+            mine = (program, schedule, shard, p, settings, targets)
+            worker.loop.add_callback(_begin_ahead, worker, token, part, mine)
+
+
+def _begin_ahead(worker, token, part, mine):
+    import asyncio  # noqa: PLC0415
+
+    if not _begin(worker, token, part):
+        return
+    program, shard, targets = mine[0], mine[2], mine[5]
+    from .push import NAME  # noqa: PLC0415
+
+    plugin = worker.plugins.get(NAME)
+    if plugin is not None:
+        plugin.counts["lane starts"] += 1
+    done = asyncio.get_running_loop().create_future()
+    _box(worker)[token, AHEAD, part, 0] = (done, time.monotonic())
+    asyncio.ensure_future(_run_ahead(worker, shard.num_arcs <= INLINE_ARCS, targets, program.name, token, part, 0,
+                                     mine, (), done))
 
 
 def _step_body(worker, token, part, step, receive_only, mine, received):
@@ -681,6 +759,38 @@ def _ahead_targets(schedule, workers, max_supersteps):
     return [tuple(sorted({workers[o] for o in range(p) if workers[o] != workers[q]})) for q in range(p)]
 
 
+def _watch(client, workers, token, inbox, start):
+    """The run's reports over the lanes (:class:`dgraph.engine.lane.Watch`), and, with ``start``
+    ((program, schedule, p, settings, shard keys, each shard's push targets)), its superstep 0 begun
+    from there (:func:`_lane_start`); None where the cluster has no lanes (the reports come as Dask
+    events, and the tasks begin every superstep)."""
+    if not config.tasks_lane:
+        return None
+    from .lane import LaneError, Watch  # noqa: PLC0415
+    from .spmd import _install_lanes  # noqa: PLC0415
+
+    distinct = sorted(set(workers))
+    _install_lanes(client, distinct)
+    lanes = client._dgraph_lanes
+    if not lanes.ready(distinct):
+        return None
+    calls = [None] * len(distinct)
+    if start is not None:
+        import cloudpickle  # noqa: PLC0415 - as Dask's own pickling: a program may hold local functions
+
+        program, schedule, p, settings, keys, targets = start
+        job = cloudpickle.dumps((program, schedule, p, settings), protocol=5)
+        calls = [(_lane_start, {"token": token, "job": job,
+                                "starts": [(q, keys[q], targets[q]) for q in range(p) if workers[q] == w]})
+                 for w in distinct]
+    try:
+        return Watch(lanes, distinct, token, inbox.event, calls)
+    except LaneError as exc:
+        logger.debug("tasks run %s: %s; its reports come as Dask events", token, exc)
+        lanes.forget(distinct)
+        return None
+
+
 def run_tasks(program, PG, schedule, *, on_step=None, max_supersteps=None, lookahead=4, retries=2):
     """Run ``program`` over ``PG``'s shards as Dask tasks; -> (``fetch``, stats records): ``fetch()``
     gives futures of the shards' result columns (shard 0's alone for a replicated result), which
@@ -755,7 +865,11 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
     run_ahead = _ahead_targets(schedule, workers, max_supersteps)
     inbox = _open_inbox(client, token)
     ok = False
+    watch = None
     try:
+        # (a shard not built yet on its worker is left to its task)
+        start = None if run_ahead[0] is None else (program, schedule, p, settings, [f.key for f in shards], run_ahead)
+        watch = _watch(client, workers, token, inbox, start)
         outs = None  # the last step tasks' refs, per shard
         received = [[] for _ in range(p)]
         ahead = {}   # step -> its tasks' futures, until its report is read (the "done" ones: the results)
@@ -859,6 +973,8 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
         # noticed when the result is read)
         ok = True
     finally:
+        if watch is not None:
+            watch.close(ok)
         _close_inbox(client, token)
         if not ok:  # drop every shard's state of this run (in the background: a worker may be dead)
             run_quietly(client, _forget, token=token)
