@@ -18,7 +18,8 @@ Usage: python3 benchmarks/tasks-floor.py OUT_DIR [--scale 22] [--partitions 2]
    - with --untuned, the same again on clusters started with ``tune=False`` (Dask's batching).
 2. BFS on rmat --scale (``dgraph.generate(..., backend=...)``), source the vertex of largest
    out-degree: the one-device local run (the anchor) and ``G.partition(P, client=...)`` under
-   ``tasks`` (pushed and fetched, alternating) and ``spmd`` on the same cluster, each the median of
+   ``tasks`` (pushed; pushed with ``dgraph.config.tasks_lane`` off, "events": the reports as Dask
+   events and superstep 0 begun by its task; fetched; alternating) and ``spmd`` on the same cluster, each the median of
    --repeat timed runs after a warm-up, answers compared with the anchor (depth and parent arrays).
    ``run_time`` is dgraph's (start-up excluded); the ratio is the partitioned time over the
    anchor's (issue 24 asks tasks on 2 GPUs within 20x of one GPU).  For ``tasks`` it also prints
@@ -56,18 +57,26 @@ def _connect(backend, workers, tune):
     return dgraph.cluster.connect(workers=workers, tune=tune, dashboard=False)
 
 
-def _alternating(run, repeat):
-    """``run(push)`` for push True and False, alternating, after one warm-up each; -> {mode: [values]}."""
+#: the ways a tasks run is timed, alternating: (name, contributions pushed, dgraph.config.tasks_lane)
+MODES = (("pushed", True, True), ("fetched", False, True))
+#: BFS's: also the reports as Dask events with superstep 0 begun by its task ("events", tasks_lane off)
+BFS_MODES = (("pushed", True, True), ("events", True, False), ("fetched", False, True))
+
+
+def _alternating(run, repeat, modes=MODES):
+    """``run()`` in each of ``modes``, alternating, after one warm-up each; -> {mode: [values]}."""
+    import dgraph
     from dgraph.engine import tasks
 
-    out = {"pushed": [], "fetched": []}
+    out = {mode[0]: [] for mode in modes}
     try:
         for r in range(repeat + 1):
-            for mode, push in (("pushed", True), ("fetched", False)):
+            for name, push, lane in modes:
                 tasks.PUSH = push
-                value = run()
+                with dgraph.config.override(tasks_lane=lane):
+                    value = run()
                 if r:
-                    out[mode].append(value)
+                    out[name].append(value)
     finally:
         tasks.PUSH = True
     return out
@@ -146,7 +155,7 @@ def bfs_figures(backend, scale, partitions, repeat):
     client = _connect(backend, partitions, True)
     try:
         PG = G.partition(partitions, client=client, backend=backend)
-        got = _alternating(lambda: dgraph.bfs(PG, src, executor="tasks"), repeat)
+        got = _alternating(lambda: dgraph.bfs(PG, src, executor="tasks"), repeat, BFS_MODES)
         for mode, rs in got.items():
             rows.append(row(f"{where}, tasks ({mode})", rs, ref, local_s))
         rows.append(row(f"{where}, spmd", timed(lambda: dgraph.bfs(PG, src, executor="spmd")), ref, local_s))

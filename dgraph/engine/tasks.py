@@ -202,7 +202,8 @@ async def _first(program, schedule, p, token, part, receive_only, settings, shar
     ran = _box(worker).pop((token, AHEAD, part, 0), None)
     if ran is not None:  # the lane started it (_lane_start): its reports and pushes have gone
         return await ran[0]
-    _begin(worker, token, part)  # a lane start that comes later leaves it to this task
+    if not _begin(worker, token, part):  # (a lane start that comes later leaves it to this task)
+        return _gone_output()  # the lane began it, and its output was let go with the run
     return await _run(worker, shard.num_arcs <= INLINE_ARCS, token, part, 0, receive_only,
                       (program, schedule, shard, p, settings, ahead), ())
 
@@ -224,6 +225,8 @@ async def _step(token, part, step, receive_only, mine, *received):
     held = box.get((token, part)) if mine["kind"] in ("step", "final") else None
     if held is not None:
         held.started = max(held.started, step)  # not run ahead from now on
+    elif mine["kind"] in ("step", "final") and token in _recent(worker, "_dgraph_gone"):
+        return _gone_output(mine["report"])  # a task still on its way when the run was let go
     return await _run(worker, held is None or _inline(held), token, part, step, receive_only, mine, received)
 
 
@@ -376,25 +379,36 @@ async def _run_ahead(worker, inline, targets, name, token, part, step, mine, rec
         done.set_result(out)  # whatever the push did: the task must not wait for ever
 
 
-#: runs whose superstep 0 began on a worker (by its task, or from the lane) kept to tell the other
-#: not to begin it again: the newest this many
-BEGUN_KEPT = 4096
+#: a worker remembers the newest this many runs whose superstep 0 began there (by its task or from
+#: the lane: the other must not begin it again) and runs let go there (_forget)
+RECENT_KEPT = 4096
+
+
+def _recent(worker, name):
+    """One of ``worker``'s records of recent runs (attribute ``name``: "_dgraph_begun", "_dgraph_gone")."""
+    record = getattr(worker, name, None)
+    if record is None:
+        import collections  # noqa: PLC0415
+
+        record = collections.OrderedDict()
+        setattr(worker, name, record)
+    return record
+
+
+def _note(record, key):
+    """Add ``key`` to a record of :func:`_recent` (its oldest go past RECENT_KEPT); -> whether it is new."""
+    if key in record:
+        return False
+    record[key] = None
+    while len(record) > RECENT_KEPT:
+        record.popitem(last=False)
+    return True
 
 
 def _begin(worker, token, part):
     """Whether superstep 0 of shard ``part`` of run ``token`` begins now on ``worker`` (False: its task
     or the lane began it already).  On the worker's event loop, so the two cannot both begin it."""
-    begun = getattr(worker, "_dgraph_begun", None)
-    if begun is None:
-        import collections  # noqa: PLC0415
-
-        begun = worker._dgraph_begun = collections.OrderedDict()
-    if (token, part) in begun:
-        return False
-    begun[token, part] = None
-    while len(begun) > BEGUN_KEPT:
-        begun.popitem(last=False)
-    return True
+    return _note(_recent(worker, "_dgraph_begun"), (token, part))
 
 
 def _lane_start(server, token, job, starts):
@@ -595,10 +609,18 @@ def _columns(out):
 
 def _forget(dask_worker, token, ahead_only=False):
     """Drop what run ``token`` keeps on this worker: everything (a failed run), or only its steps run
-    ahead whose tasks have not come (``ahead_only``: its Result is gone, and with it those tasks)."""
+    ahead whose tasks have not come (``ahead_only``: its Result is gone, and with it those tasks).  A
+    task of the run that still comes (one the worker had begun to get when the client let it go)
+    then does nothing (:func:`_gone_output`)."""
     box = getattr(dask_worker, "_dgraph_task_states", {})
     for key in [k for k in list(box) if k[0] == token and (len(k) == 4 or not ahead_only)]:
         box.pop(key, None)
+    _note(_recent(dask_worker, "_dgraph_gone"), token)
+
+
+def _gone_output(report=None):
+    """What a task of a run let go returns: nothing to use (as after "done")."""
+    return {"kind": "skip", "report": report or {}, "parts": None}
 
 
 # -- on the client ----------------------------------------------------------------------------------
