@@ -50,10 +50,12 @@ is dropped there.
 
 The client never waits inside the loop for a superstep it could submit: it
 keeps ``2 * lookahead`` supersteps submitted ahead of the last report it
-has read, ``lookahead`` supersteps a graph (one ``update-graph`` message to
-the scheduler), and the reports come to it without a request: shard 0's
-task publishes its report as a Dask event (``Worker.log_event``, topic
-``dgraph-superstep``) that the scheduler forwards to the subscribed client.
+has read (``lookahead // 2`` where the shards run ahead from superstep 0
+on: the tasks then only collect outputs already made), ``lookahead`` supersteps
+a graph (one ``update-graph`` message to the scheduler), and the reports
+come to it without a request: shard 0's task publishes its report (on the
+lane, below, or as a Dask event, ``Worker.log_event``, topic
+``dgraph-superstep``, that the scheduler forwards to the subscribed client).
 So ``on_step`` (and the progress bar) sees each superstep as it finishes.
 A task submitted ahead that finds the shard finished does nothing, and the
 ones not yet started are released when the run ends.  Each graph goes with
@@ -426,9 +428,11 @@ def _lane_start(server, token, job, starts):
 
 
 def _begin_ahead(worker, token, part, mine):
+    """On the worker's event loop: superstep 0 of shard ``part`` begun as a step run ahead (its task
+    returns its output), unless its task began it or the run was let go here already."""
     import asyncio  # noqa: PLC0415
 
-    if not _begin(worker, token, part):
+    if token in _recent(worker, "_dgraph_gone") or not _begin(worker, token, part):
         return
     program, shard, targets = mine[0], mine[2], mine[5]
     from .push import NAME  # noqa: PLC0415
@@ -952,11 +956,16 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
             return inbox.reports.pop(step)
 
         submitted = 0  # step tasks submitted
+        # where the shards run ahead from superstep 0 on (begun from the lane) the tasks only collect
+        # their outputs, and trail the reports: half a graph ahead of them is enough (a graph sent
+        # after the last report is a scheduler's update-graph in the client's process, a LocalCluster's,
+        # while it reads the end of the run)
+        ahead_by = max(1, lookahead // 2) if watch is not None and start is not None else 2 * lookahead
         ending = False  # a "final" report read: limit is the step after the one that finishes
         kept = False  # the run finished in a step task: its results wait in the workers' stashes
         step = 0       # the step task whose report is read next
         while True:
-            while submitted - step < 2 * lookahead and (limit is None or submitted < limit):
+            while submitted - step < ahead_by and (limit is None or submitted < limit):
                 count = lookahead if limit is None else min(lookahead, limit - submitted)
                 send(submitted, count)
                 submitted += count
