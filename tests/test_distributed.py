@@ -587,6 +587,8 @@ def test_issue24_tasks_run_ahead_exact_and_claimed(client):
     while ahead()[1] and time.monotonic() < deadline:
         time.sleep(0.05)
     assert ahead()[1] == 0
+    # the outputs offered to a step run ahead before Dask had them in memory all went in
+    assert not any(client.run(lambda dask_worker: len(dask_worker.plugins["dgraph-push"].early)).values())
     before = ahead()[0]
     run_program(lambda ids: Idle(5), PG, executor="tasks", max_supersteps=3)
     PG4 = G.partition(4, client=client)

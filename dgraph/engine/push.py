@@ -64,6 +64,7 @@ PUSH_MAX_BYTES = 1 << 20
 STEP_KEY = re.compile(r"-superstep-s(?P<step>\d+)-p\d+-(?P<token>[0-9a-f]+)$")
 
 logger = logging.getLogger(__name__)
+_MISSING = object()
 _INSTALLED = weakref.WeakKeyDictionary()
 _DONE = ("memory", "error", "released", "forgotten")
 
@@ -106,6 +107,13 @@ def how(out):
     return "pickle" if n <= PICKLE_BYTES else "serialize"
 
 
+def early(worker, key):
+    """A peer's output pushed to ``worker`` under ``key`` and offered before it is in the worker's
+    memory (:meth:`Push.receive`); None where there is none."""
+    plugin = worker.plugins.get(NAME)
+    return None if plugin is None else plugin.early.get(key)
+
+
 def used(worker, keys):
     """The pushed copies of ``keys`` on ``worker`` were read by a step run ahead
     (dgraph/engine/tasks.py): like those a task here used, they go at the next sweep once no task here
@@ -145,6 +153,7 @@ class Push(WorkerPlugin):
     def __init__(self):
         self.worker = None
         self.received = {}  # key -> when it came (None once a task here has used it)
+        self.early = {}  # key -> a superstep's output offered to the shards here, not yet in memory
         self.sweeper = None
         self.counts = {"sent": 0, "received": 0, "late": 0, "released": 0, "pickle": 0, "serialize": 0,
                        "not pushed": 0, "ran ahead": 0, "lane starts": 0}
@@ -192,23 +201,45 @@ class Push(WorkerPlugin):
             logger.debug("dgraph push of %s to %s failed: %s", msg["key"], address, exc)
 
     def receive(self, key=None, pickled=None, value=None):
-        """A peer's output: in memory here under its key, unless this worker knows the key already."""
-        from distributed.worker_state_machine import UpdateDataEvent  # noqa: PLC0415
-
+        """A peer's output: in memory here under its key, unless this worker knows the key already.
+        A superstep's output is offered to the shards here first (a step run ahead may begin on it
+        at once, :func:`dgraph.engine.tasks.arrived`), and goes into the worker's memory right after
+        that step has begun (Dask's update of its state took 0.2-0.6 ms of each superstep on a GPU
+        host, in front of the step)."""
         worker = self.worker
         if key in worker.state.tasks:
             self.counts["late"] += 1
             return
         if pickled is not None:
             value = pickle.loads(pickled)
-        worker.handle_stimulus(UpdateDataEvent(data={key: value}, stimulus_id=f"dgraph-push-{time.time()}"))
         self.received[key] = time.monotonic()
         self.counts["received"] += 1
         step = STEP_KEY.search(key) if isinstance(key, str) else None
-        if step is not None:  # a superstep's output: a shard here may run its next step now
-            from .tasks import arrived  # noqa: PLC0415
+        if step is None:
+            self._take(key, value)
+            return
+        from .tasks import arrived  # noqa: PLC0415
 
-            arrived(worker, step["token"], int(step["step"]))
+        self.early[key] = value
+        arrived(worker, step["token"], int(step["step"]))  # a step run ahead is queued on the loop now,
+        worker.loop.add_callback(self._take_early, key)    # before this
+
+    def _take_early(self, key):
+        """An output offered early (:meth:`receive`) into the worker's memory, unless its consumer has
+        begun to fetch it meanwhile."""
+        value = self.early.pop(key, _MISSING)
+        if value is _MISSING:
+            return
+        if key in self.worker.state.tasks:
+            self.counts["late"] += 1
+            self.received.pop(key, None)
+            return
+        self._take(key, value)
+
+    def _take(self, key, value):
+        from distributed.worker_state_machine import UpdateDataEvent  # noqa: PLC0415
+
+        self.worker.handle_stimulus(UpdateDataEvent(data={key: value}, stimulus_id=f"dgraph-push-{time.time()}"))
 
     def transition(self, key, start, finish, **kwargs):
         """A task here done: the pushed copies it used are marked used (``received`` -> None)."""
@@ -230,6 +261,8 @@ class Push(WorkerPlugin):
 
         tasks, now, free = self.worker.state.tasks, time.monotonic(), []
         for key, since in list(self.received.items()):
+            if key in self.early:  # in memory in a moment
+                continue
             ts = tasks.get(key)
             if ts is None or ts.state != "memory":
                 del self.received[key]

@@ -326,15 +326,18 @@ def _try_ahead(worker, box, token, part, step):
 
 def _output_here(worker, box, token, name, part, step):
     """Shard ``part``'s output of step ``step`` where this worker has it, and its key where it is a
-    value in the worker's memory (pushed here, or a task's output); ``(None, None)`` where it is not
-    here."""
+    value in the worker's memory (pushed here, or a task's output) or about to be (pushed here and
+    offered first, push.early); ``(None, None)`` where it is not here."""
     held = box.get((token, part))
     if held is not None and held.last_out is not None and held.last_out[0] == step:
         return held.last_out[1], None
     key = _step_key(name, step, part, token)
     ts = worker.state.tasks.get(key)
     if ts is None or ts.state != "memory":
-        return None, None
+        from .push import early  # noqa: PLC0415
+
+        out = early(worker, key)  # pushed here, in memory in a moment
+        return (out, key) if out is not None else (None, None)
     try:
         return worker.data[key], key
     except KeyError:
