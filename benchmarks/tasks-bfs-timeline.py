@@ -28,6 +28,10 @@ from the ``run_program`` call, and the medians of the phases:
   assemble   run_tasks returned -> run_program returned (the Result made)
 
 and ``run_time`` (dgraph's) beside the sum of the supersteps' ``time_s`` (the rest is "outside").
+
+Where the shards run ahead of their tasks (``dgraph.config.tasks_run_ahead``, the default) the step
+tasks trail the supersteps and only collect outputs made: these phases then do not describe the
+run (its "report" reads negative); ``benchmarks/tasks-trace.py`` stamps the supersteps themselves.
 """
 
 from __future__ import annotations
