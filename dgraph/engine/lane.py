@@ -246,10 +246,9 @@ def _send_timeout(conn, seconds):
 
 def _watches(worker):
     """run -> (connection, its write lock): the runs whose reports this worker sends on a lane."""
-    watches = getattr(worker, "_dgraph_lane_watches", None)
-    if watches is None:
-        watches = worker._dgraph_lane_watches = {}
-    return watches
+    from .worker_state import kept  # noqa: PLC0415
+
+    return kept(worker, "_dgraph_lane_watches")
 
 
 def report(worker, run, msg):

@@ -66,6 +66,7 @@ from ..config import config
 from ..errors import ExecutorError, InputError, WorkerLostError
 from . import faults, health
 from .program import Contribution, StepContext, sum_counts
+from .worker_state import kept
 
 #: how a run may start (``dgraph.config.spmd_launch``; the module docstring says what each is)
 LAUNCHES = ("lane", "direct", "task")
@@ -119,10 +120,7 @@ class Cancelled(Exception):
 
 
 def _mailbox(worker):
-    box = getattr(worker, "_dgraph_mailbox", None)
-    if box is None:
-        box = worker._dgraph_mailbox = Mailbox()
-    return box
+    return kept(worker, "_dgraph_mailbox", Mailbox)
 
 
 def _install(dask_worker):
@@ -173,10 +171,7 @@ def _drop_results(dask_worker, run):
 def _live(worker):
     """Shard 0's superstep records of the runs going on this worker whose client watches them
     (``on_step``), by run: the client fetches the new ones through the RECORDS handler."""
-    box = getattr(worker, "_dgraph_live", None)
-    if box is None:
-        box = worker._dgraph_live = {}
-    return box
+    return kept(worker, "_dgraph_live")
 
 
 async def _run_here(worker, key, *, job, shard_key, placement, run, part, max_supersteps, timeout, live=False):
@@ -543,10 +538,7 @@ def _spent(phases):
 
 def _results(worker):
     """Finished shards' results on this worker, until their _take_result task picks them up."""
-    box = getattr(worker, "_dgraph_results", None)
-    if box is None:
-        box = worker._dgraph_results = {}
-    return box
+    return kept(worker, "_dgraph_results")
 
 
 def _take_result(summary, run, q):

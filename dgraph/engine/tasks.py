@@ -120,6 +120,7 @@ compiled) travels with its output and is taken out of the superstep it happened 
 
 from __future__ import annotations
 
+import collections
 import pickle
 import queue
 import threading
@@ -133,7 +134,9 @@ from ..errors import WorkerLostError
 from ..log import logger
 from . import health
 from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, worker_lost
+from .lane import report as lane_report
 from .program import SAME_FINAL, StepContext, WithFinal, sum_counts
+from .worker_state import kept
 
 #: the Dask event topic that carries the supersteps' reports to the client
 TOPIC = "dgraph-superstep"
@@ -180,10 +183,7 @@ def _box(worker=None):
         from distributed import get_worker  # noqa: PLC0415
 
         worker = get_worker()
-    box = getattr(worker, "_dgraph_task_states", None)
-    if box is None:
-        box = worker._dgraph_task_states = {}
-    return box
+    return kept(worker, "_dgraph_task_states")
 
 
 #: what a superstep task did, in its output's "kind": ran a superstep ("step"); found the program
@@ -263,9 +263,7 @@ async def _run(worker, inline, token, part, step, receive_only, mine, received):
 def _publish(worker, msg):
     """A report to the client: on the lane that watches its run (see _watch), else as a Dask event
     (the scheduler forwards it to the subscribed client)."""
-    from .lane import report  # noqa: PLC0415
-
-    if not report(worker, msg["run"], msg):
+    if not lane_report(worker, msg["run"], msg):
         worker.log_event(TOPIC, msg)
 
 
@@ -295,8 +293,6 @@ def arrived(worker, token, step):
 
 
 def _try_ahead(worker, box, token, part, step):
-    import asyncio  # noqa: PLC0415
-
     held = box.get((token, part))
     # (after a "final" the next task finishes the shard: it stays a task, so its output, which holds
     # the result, never waits here for a task that may not come)
@@ -318,10 +314,7 @@ def _try_ahead(worker, box, token, part, step):
 
     used(worker, pushed)  # the pushed copies read here may go once no task here waits for them
     held.started = step + 1
-    done = asyncio.get_running_loop().create_future()
-    box[token, AHEAD, part, step + 1] = (done, time.monotonic())
-    asyncio.ensure_future(_run_ahead(worker, _inline(held), held.ahead, held.program.name, token, part, step + 1,
-                                     held.last_out[1], received, done))
+    _ahead(worker, _inline(held), held.ahead, held.program.name, token, part, step + 1, held.last_out[1], received)
 
 
 def _output_here(worker, box, token, name, part, step):
@@ -359,6 +352,16 @@ def sweep_ahead(worker, grace=None):
     return len(old)
 
 
+def _ahead(worker, inline, targets, name, token, part, step, mine, received):
+    """Begin step ``step`` of shard ``part`` now (:func:`_run_ahead`), its output's future in the box
+    for its task to claim."""
+    import asyncio  # noqa: PLC0415
+
+    done = asyncio.get_running_loop().create_future()
+    _box(worker)[token, AHEAD, part, step] = (done, time.monotonic())
+    asyncio.ensure_future(_run_ahead(worker, inline, targets, name, token, part, step, mine, received, done))
+
+
 async def _run_ahead(worker, inline, targets, name, token, part, step, mine, received, done):
     """Step ``step`` of shard ``part`` (program ``name``), run now: its output waits for its task
     (which returns it), and goes to the workers at ``targets`` that consume it as the task's would."""
@@ -391,13 +394,7 @@ RECENT_KEPT = 4096
 
 def _recent(worker, name):
     """One of ``worker``'s records of recent runs (attribute ``name``: "_dgraph_begun", "_dgraph_gone")."""
-    record = getattr(worker, name, None)
-    if record is None:
-        import collections  # noqa: PLC0415
-
-        record = collections.OrderedDict()
-        setattr(worker, name, record)
-    return record
+    return kept(worker, name, collections.OrderedDict)
 
 
 def _note(record, key):
@@ -433,8 +430,6 @@ def _lane_start(server, token, job, starts):
 def _begin_ahead(worker, token, part, mine):
     """On the worker's event loop: superstep 0 of shard ``part`` begun as a step run ahead (its task
     returns its output), unless its task began it or the run was let go here already."""
-    import asyncio  # noqa: PLC0415
-
     if token in _recent(worker, "_dgraph_gone") or not _begin(worker, token, part):
         return
     program, shard, targets = mine[0], mine[2], mine[5]
@@ -443,10 +438,7 @@ def _begin_ahead(worker, token, part, mine):
     plugin = worker.plugins.get(NAME)
     if plugin is not None:
         plugin.counts["lane starts"] += 1
-    done = asyncio.get_running_loop().create_future()
-    _box(worker)[token, AHEAD, part, 0] = (done, time.monotonic())
-    asyncio.ensure_future(_run_ahead(worker, shard.num_arcs <= INLINE_ARCS, targets, program.name, token, part, 0,
-                                     mine, (), done))
+    _ahead(worker, shard.num_arcs <= INLINE_ARCS, targets, program.name, token, part, 0, mine, ())
 
 
 def _step_body(worker, token, part, step, receive_only, mine, received):
