@@ -278,6 +278,49 @@ def test_issue24_tasks_push_contributions_ahead_exact_and_released(client):
     assert all(n == 0 and not held for _, n, held in left.values()), left
 
 
+def _pushed_here(dask_worker, key, token=None):
+    """Push the output of a step task ``key`` to this worker as a peer would (and say run ``token`` is
+    over first, where given); -> whether it is in memory here."""
+    import pickle
+
+    from dgraph.engine import push
+    from dgraph.engine.program import Contribution
+
+    if token is not None:
+        push.ended(dask_worker, token)
+    out = {"kind": "step", "report": {}, "parts": {0: Contribution({"v": np.arange(4)}, {})}}
+    dask_worker.plugins[push.NAME].receive(key=key, pickled=pickle.dumps(out, protocol=5))
+    return key in dask_worker.data or key in dask_worker.plugins[push.NAME].early
+
+
+def _copy_state(dask_worker, key):
+    plugin = dask_worker.plugins["dgraph-push"]
+    return key in dask_worker.state.tasks, key in plugin.received, plugin.counts["after the end"]
+
+
+def test_issue24_pushed_copies_of_a_run_that_is_over_go(client):
+    """A copy pushed for a task that never comes (the tasks past a run's last step are released before
+    they start) goes once the run is over (push.ended: the lane's unwatch, a Result let go, or the end
+    of an unwatched run), not after push.UNUSED_S; one that comes after the end is not kept at all.
+    (CI once found a HITS run's last pushed copy still held ten seconds after the run.)"""
+    dgraph.bfs(dgraph.generate("rmat", scale=6, seed=3).partition(2, client=client), 0, executor="tasks")
+    w = sorted(client.scheduler_info()["workers"])[0]
+    key = "x-superstep-s7-p1-0123abcd"
+    assert client.run(_pushed_here, key=key, workers=[w])[w]
+    time.sleep(3 * 0.5)  # three sweeps (push.SWEEP_S): an unused copy of a live run stays
+    assert client.run(_copy_state, key=key, workers=[w])[w][:2] == (True, True)
+    client.run(lambda dask_worker: __import__("dgraph.engine.push").engine.push.ended(dask_worker, "0123abcd"),
+               workers=[w])
+    deadline = time.monotonic() + 10
+    while client.run(_copy_state, key=key, workers=[w])[w][:2] != (False, False) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert client.run(_copy_state, key=key, workers=[w])[w][:2] == (False, False)
+    late = "x-superstep-s9-p1-4567abcd"
+    _, _, dropped = client.run(_copy_state, key=late, workers=[w])[w]
+    assert not client.run(_pushed_here, key=late, token="4567abcd", workers=[w])[w]
+    assert client.run(_copy_state, key=late, workers=[w])[w] == (False, False, dropped + 1)
+
+
 def test_issue24_push_sends_by_the_contributions_real_bytes():
     """What push.py sends is decided by the bytes of the arrays in a task's contributions, not by
     Dask's ``sizeof`` (which counts a few hundred bytes for a Contribution of megabytes, so the
@@ -533,7 +576,7 @@ def test_issue24_run_ahead_sweep_lets_go_of_finished_shards_steps_only():
     from dgraph.engine import tasks
 
     class Worker:
-        pass
+        plugins = {}  # no push plugin
 
     w = Worker()
     old = time.monotonic() - 10

@@ -21,8 +21,9 @@ A ``tasks`` run uses the same connections the other way (:mod:`dgraph.engine.tas
 client asks a worker to *watch* a run (``{"op": "watch", "run": ...}``, with a function to call
 there and then: the run's first superstep, started without waiting for the scheduler), and the
 run's reports come back on that connection as the worker makes them (:func:`report`) instead of
-as Dask events through the scheduler; ``{"op": "unwatch"}`` ends it with a ``{"op": "bye"}``
-frame, after which the connection serves the next request as before.
+as Dask events through the scheduler; ``{"op": "unwatch"}`` (with a function to call there too:
+the run is over) ends it with a ``{"op": "bye"}`` frame, after which the connection serves the
+next request as before.
 
 Security: the lane carries pickles, so nobody may talk to it who could not
 already run code on the cluster.  The client makes a random 32-byte key and
@@ -194,17 +195,22 @@ class LaneServer:
                 if watches.get(run, (None,))[0] is conn:
                     del watches[run]
                 _send_timeout(conn, 0.0)
+            self._call(request, run)
             reply({"op": "bye", "run": run})
             return
         # a report written to a client that stopped reading gives up (see report) instead of waiting
         _send_timeout(conn, REPORT_SEND_S)
         watches[run] = (conn, lock)
+        self._call(request, run)
+
+    def _call(self, request, run):
+        """A watch's or an unwatch's ``call`` ((function, kwargs) or None): ``function(self, **kwargs)``."""
         if request.get("call") is not None:
             fn, kwargs = request["call"]
             try:
                 fn(self, **kwargs)
             except Exception as exc:  # noqa: BLE001 - the run goes on without it (its tasks do the work)
-                logger.debug("dgraph lane: the call of run %s's watch failed: %s", run, exc)
+                logger.debug("dgraph lane: the call of run %s's %s failed: %s", run, request["op"], exc)
 
     def shard(self, key):
         """The shard under ``key`` in the worker's data (looked up on its event loop once); None
@@ -359,7 +365,8 @@ class Watch:
     """The client's end of a watched run (see the module docstring): one lane connection to each of
     ``workers``, the watch sent on each (with ``calls[i]``, ``(function, kwargs)`` or None, for
     worker i), and a thread that hands every report to ``deliver`` as it comes.  LaneError when a
-    connection cannot be had (nothing is watched then).
+    connection cannot be had (nothing is watched then).  ``ending`` (a call as those) goes with
+    each unwatch.
 
     :meth:`close` ends it: ``ok`` unwatches (each connection goes back to ``lanes`` once its worker
     said "bye"), else the connections are shut (a run that failed, a worker that may be gone)."""
@@ -367,8 +374,9 @@ class Watch:
     #: seconds after close(ok=True) that a worker may take to say "bye" before its connection is shut
     BYE_S = 10.0
 
-    def __init__(self, lanes, workers, run, deliver, calls):
+    def __init__(self, lanes, workers, run, deliver, calls, ending=None):
         self.lanes, self.workers, self.run, self.deliver = lanes, list(workers), run, deliver
+        self.ending = ending  # (function, kwargs) or None: called on each worker as it is unwatched
         self.socks = lanes.take(self.workers)
         self.closing = None  # when close() was called
         try:
@@ -409,7 +417,7 @@ class Watch:
         if self.closing is not None:
             return
         self.closing = time.monotonic()
-        frame = pickle.dumps({"op": "unwatch", "run": self.run}, protocol=5)
+        frame = pickle.dumps({"op": "unwatch", "run": self.run, "call": self.ending}, protocol=5)
         for sock in self.socks:
             try:
                 if not ok:

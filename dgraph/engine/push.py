@@ -17,8 +17,11 @@ the key), and Dask keeps the final say.
 - A push that finds the key already known on the receiver (its fetch begun: the push came late)
   is dropped; the fetch goes on as without this module.
 - A pushed copy is released on the receiver once a task there has used it and none still waits
-  for it, a batch every ``SWEEP_S`` seconds (its ``release-worker-data`` note to the scheduler is a no-op there);
-  one that no task used (a run that ended first) after ``UNUSED_S`` seconds.
+  for it, a batch every ``SWEEP_S`` seconds (its ``release-worker-data`` note to the scheduler is a no-op there).
+  So is one whose run is over (:func:`ended`: the client let the run's Result go, or ended its
+  lane watch), though no task used it: the tasks past a run's last step are released before they
+  start, and their inputs pushed here would wait for nobody.  Pushes of a run that is over are
+  dropped as they come.  Any other copy no task used goes after ``UNUSED_S`` seconds.
 - A worker lost mid-run loses what the dataflow would have lost without the copies, and the
   executor's retry (dgraph/engine/tasks.py) does the rest.
 
@@ -39,6 +42,7 @@ client; the executor wraps a task whose output has remote consumers in :func:`pu
 
 from __future__ import annotations
 
+import collections
 import logging
 import pickle
 import re
@@ -62,6 +66,10 @@ PUSH_MAX_BYTES = 1 << 20
 
 #: a superstep task's key (dgraph/engine/tasks.py): its step and its run's token
 STEP_KEY = re.compile(r"-superstep-s(?P<step>\d+)-p\d+-(?P<token>[0-9a-f]+)$")
+#: the run's token at the end of any key the executor pushes (a superstep's, an exchange's)
+RUN_OF_KEY = re.compile(r"-(?P<token>[0-9a-f]+)$")
+#: a worker remembers the newest this many runs that are over (:func:`ended`)
+ENDED_KEPT = 4096
 
 logger = logging.getLogger(__name__)
 _MISSING = object()
@@ -126,6 +134,20 @@ def used(worker, keys):
             plugin.received[key] = None
 
 
+def ended(worker, token):
+    """Run ``token`` is over for ``worker`` (on its event loop): its pushed copies here go at the next
+    sweep once no task here waits for them, used or not, and its pushes that still come are dropped."""
+    plugin = worker.plugins.get(NAME)
+    if plugin is not None:
+        plugin.end(token)
+
+
+def _run_of(key):
+    """The token of the run whose task has the key ``key``; None for a key of another shape."""
+    found = RUN_OF_KEY.search(key) if isinstance(key, str) else None
+    return None if found is None else found["token"]
+
+
 async def pushing(push, fn, *args):
     """Run the task ``fn(*args)`` (a coroutine function) and send its output to the workers of
     ``push`` = (its own key, worker addresses) as :func:`how` says."""
@@ -154,9 +176,10 @@ class Push(WorkerPlugin):
         self.worker = None
         self.received = {}  # key -> when it came (None once a task here has used it)
         self.early = {}  # key -> a superstep's output offered to the shards here, not yet in memory
+        self.over = collections.OrderedDict()  # the newest ENDED_KEPT runs that are over (end)
         self.sweeper = None
         self.counts = {"sent": 0, "received": 0, "late": 0, "released": 0, "pickle": 0, "serialize": 0,
-                       "not pushed": 0, "ran ahead": 0, "lane starts": 0}
+                       "not pushed": 0, "ran ahead": 0, "lane starts": 0, "after the end": 0}
         # (the last two: supersteps run ahead of their tasks, of them the superstep 0s begun from the lane)
 
     def setup(self, worker):
@@ -210,6 +233,9 @@ class Push(WorkerPlugin):
         if key in worker.state.tasks:
             self.counts["late"] += 1
             return
+        if _run_of(key) in self.over:  # no task of that run is to come: nothing will use it
+            self.counts["after the end"] += 1
+            return
         if pickled is not None:
             value = pickle.loads(pickled)
         self.received[key] = time.monotonic()
@@ -240,6 +266,15 @@ class Push(WorkerPlugin):
         from distributed.worker_state_machine import UpdateDataEvent  # noqa: PLC0415
 
         self.worker.handle_stimulus(UpdateDataEvent(data={key: value}, stimulus_id=f"dgraph-push-{time.time()}"))
+
+    def end(self, token):
+        """Run ``token`` is over (:func:`ended`)."""
+        self.over[token] = None
+        while len(self.over) > ENDED_KEPT:
+            self.over.popitem(last=False)
+        for key in list(self.received):
+            if _run_of(key) == token:
+                self.received[key] = None  # as if used: it goes once no task here waits for it
 
     def transition(self, key, start, finish, **kwargs):
         """A task here done: the pushed copies it used are marked used (``received`` -> None)."""

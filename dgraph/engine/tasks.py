@@ -413,6 +413,14 @@ def _begin(worker, token, part):
     return _note(_recent(worker, "_dgraph_begun"), (token, part))
 
 
+def _lane_end(server, token):
+    """On a lane's connection thread: the client's watch of run ``token`` ended (the run is over).  Its
+    outputs pushed to this worker for tasks that will not come go (:func:`dgraph.engine.push.ended`)."""
+    from .push import ended  # noqa: PLC0415
+
+    server.worker.loop.add_callback(ended, server.worker, token)
+
+
 def _lane_start(server, token, job, starts):
     """On a lane's connection thread (the client's watch of run ``token``, :func:`_watch`): superstep 0
     of the shards in ``starts`` ((part, shard key, the workers its outputs go to) each) begins now,
@@ -611,10 +619,20 @@ def _forget(dask_worker, token, ahead_only=False):
     ahead whose tasks have not come (``ahead_only``: its Result is gone, and with it those tasks).  A
     task of the run that still comes (one the worker had begun to get when the client let it go)
     then does nothing (:func:`_gone_output`)."""
+    from .push import ended  # noqa: PLC0415
+
     box = getattr(dask_worker, "_dgraph_task_states", {})
     for key in [k for k in list(box) if k[0] == token and (len(k) == 4 or not ahead_only)]:
         box.pop(key, None)
     _note(_recent(dask_worker, "_dgraph_gone"), token)
+    ended(dask_worker, token)  # and the outputs pushed here for its tasks
+
+
+def _over(dask_worker, token):
+    """Run ``token`` ended: its outputs pushed to this worker for tasks that will not come go."""
+    from .push import ended  # noqa: PLC0415
+
+    ended(dask_worker, token)
 
 
 def _gone_output(report=None):
@@ -805,7 +823,7 @@ def _watch(client, workers, token, inbox, start):
                                 "starts": [(q, keys[q], targets[q]) for q in range(p) if workers[q] == w]})
                  for w in distinct]
     try:
-        return Watch(lanes, distinct, token, inbox.event, calls)
+        return Watch(lanes, distinct, token, inbox.event, calls, ending=(_lane_end, {"token": token}))
     except LaneError as exc:
         logger.debug("tasks run %s: %s; its reports come as Dask events", token, exc)
         lanes.forget(distinct)
@@ -1004,6 +1022,8 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
         _close_inbox(client, token)
         if not ok:  # drop every shard's state of this run (in the background: a worker may be dead)
             run_quietly(client, _forget, token=token)
+        elif watch is None and PUSH:  # (a watched run's unwatch says so, _lane_end)
+            run_quietly(client, _over, token=token)
     return _Results(client, results, [workers[q] for q in qs], name, token, tallies, kept), records
 
 
