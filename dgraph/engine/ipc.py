@@ -71,7 +71,6 @@ def _open(handle, shape, dtype):
     return out
 
 
-
 def fetch(client, futures, workers, what="the reading of a result"):
     """The ``{name: array}`` of each future (CuPy columns on this process's GPU), through CUDA IPC
     where every one sits on this host; None when that path does not apply (gather instead).

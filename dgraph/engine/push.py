@@ -51,6 +51,8 @@ import weakref
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from .worker_state import note
+
 #: the worker plugin's name, and the worker handler (comm op) that receives a pushed output
 NAME = "dgraph-push"
 OP = "dgraph_push"
@@ -68,8 +70,6 @@ PUSH_MAX_BYTES = 1 << 20
 STEP_KEY = re.compile(r"-superstep-s(?P<step>\d+)-p\d+-(?P<token>[0-9a-f]+)$")
 #: the run's token at the end of any key the executor pushes (a superstep's, an exchange's)
 RUN_OF_KEY = re.compile(r"-(?P<token>[0-9a-f]+)$")
-#: a worker remembers the newest this many runs that are over (:func:`ended`)
-ENDED_KEPT = 4096
 
 logger = logging.getLogger(__name__)
 _MISSING = object()
@@ -134,10 +134,11 @@ def used(worker, keys):
             plugin.received[key] = None
 
 
-def ended(worker, token):
-    """Run ``token`` is over for ``worker`` (on its event loop): its pushed copies here go at the next
-    sweep once no task here waits for them, used or not, and its pushes that still come are dropped."""
-    plugin = worker.plugins.get(NAME)
+def ended(dask_worker, token):
+    """Run ``token`` is over for ``dask_worker`` (on its event loop; ``client.run`` can call it): its
+    pushed copies here go at the next sweep once no task here waits for them, used or not, and its
+    pushes that still come are dropped."""
+    plugin = dask_worker.plugins.get(NAME)
     if plugin is not None:
         plugin.end(token)
 
@@ -176,7 +177,7 @@ class Push(WorkerPlugin):
         self.worker = None
         self.received = {}  # key -> when it came (None once a task here has used it)
         self.early = {}  # key -> a superstep's output offered to the shards here, not yet in memory
-        self.over = collections.OrderedDict()  # the newest ENDED_KEPT runs that are over (end)
+        self.over = collections.OrderedDict()  # the recent runs that are over (end; worker_state.note)
         self.sweeper = None
         self.counts = {"sent": 0, "received": 0, "late": 0, "released": 0, "pickle": 0, "serialize": 0,
                        "not pushed": 0, "ran ahead": 0, "lane starts": 0, "after the end": 0}
@@ -233,14 +234,14 @@ class Push(WorkerPlugin):
         if key in worker.state.tasks:
             self.counts["late"] += 1
             return
-        if _run_of(key) in self.over:  # no task of that run is to come: nothing will use it
-            self.counts["after the end"] += 1
+        step = STEP_KEY.search(key) if isinstance(key, str) else None
+        if (_run_of(key) if step is None else step["token"]) in self.over:  # no task of that run is to
+            self.counts["after the end"] += 1                                # come: nothing will use it
             return
         if pickled is not None:
             value = pickle.loads(pickled)
         self.received[key] = time.monotonic()
         self.counts["received"] += 1
-        step = STEP_KEY.search(key) if isinstance(key, str) else None
         if step is None:
             self._take(key, value)
             return
@@ -269,9 +270,7 @@ class Push(WorkerPlugin):
 
     def end(self, token):
         """Run ``token`` is over (:func:`ended`)."""
-        self.over[token] = None
-        while len(self.over) > ENDED_KEPT:
-            self.over.popitem(last=False)
+        note(self.over, token)
         for key in list(self.received):
             if _run_of(key) == token:
                 self.received[key] = None  # as if used: it goes once no task here waits for it

@@ -120,7 +120,6 @@ compiled) travels with its output and is taken out of the superstep it happened 
 
 from __future__ import annotations
 
-import collections
 import pickle
 import queue
 import threading
@@ -136,7 +135,7 @@ from . import health
 from .faults import CHECK_EVERY_S, gather_or_lost, lost_workers, run_quietly, worker_lost
 from .lane import report as lane_report
 from .program import SAME_FINAL, StepContext, WithFinal, sum_counts
-from .worker_state import kept
+from .worker_state import RECENT_KEPT, kept, note, recent  # noqa: F401 - RECENT_KEPT: the records' size
 
 #: the Dask event topic that carries the supersteps' reports to the client
 TOPIC = "dgraph-superstep"
@@ -227,7 +226,7 @@ async def _step(token, part, step, receive_only, mine, *received):
     held = box.get((token, part)) if mine["kind"] in ("step", "final") else None
     if held is not None:
         held.started = max(held.started, step)  # not run ahead from now on
-    elif mine["kind"] in ("step", "final") and token in _recent(worker, "_dgraph_gone"):
+    elif mine["kind"] in ("step", "final") and token in recent(worker, "_dgraph_gone"):
         return _gone_output(mine["report"])  # a task still on its way when the run was let go
     return await _run(worker, held is None or _inline(held), token, part, step, receive_only, mine, received)
 
@@ -387,30 +386,15 @@ async def _run_ahead(worker, inline, targets, name, token, part, step, mine, rec
         done.set_result(out)  # whatever the push did: the task must not wait for ever
 
 
-#: a worker remembers the newest this many runs whose superstep 0 began there (by its task or from
-#: the lane: the other must not begin it again) and runs let go there (_forget)
-RECENT_KEPT = 4096
-
-
-def _recent(worker, name):
-    """One of ``worker``'s records of recent runs (attribute ``name``: "_dgraph_begun", "_dgraph_gone")."""
-    return kept(worker, name, collections.OrderedDict)
-
-
-def _note(record, key):
-    """Add ``key`` to a record of :func:`_recent` (its oldest go past RECENT_KEPT); -> whether it is new."""
-    if key in record:
-        return False
-    record[key] = None
-    while len(record) > RECENT_KEPT:
-        record.popitem(last=False)
-    return True
+# a worker's records of recent runs (worker_state.recent): "_dgraph_begun", the (run, part)s whose
+# superstep 0 began there (by its task or from the lane: the other must not begin it again), and
+# "_dgraph_gone", the runs let go there (_forget)
 
 
 def _begin(worker, token, part):
     """Whether superstep 0 of shard ``part`` of run ``token`` begins now on ``worker`` (False: its task
     or the lane began it already).  On the worker's event loop, so the two cannot both begin it."""
-    return _note(_recent(worker, "_dgraph_begun"), (token, part))
+    return note(recent(worker, "_dgraph_begun"), (token, part))
 
 
 def _lane_end(server, token):
@@ -438,7 +422,7 @@ def _lane_start(server, token, job, starts):
 def _begin_ahead(worker, token, part, mine):
     """On the worker's event loop: superstep 0 of shard ``part`` begun as a step run ahead (its task
     returns its output), unless its task began it or the run was let go here already."""
-    if token in _recent(worker, "_dgraph_gone") or not _begin(worker, token, part):
+    if token in recent(worker, "_dgraph_gone") or not _begin(worker, token, part):
         return
     program, shard, targets = mine[0], mine[2], mine[5]
     from .push import NAME  # noqa: PLC0415
@@ -624,15 +608,8 @@ def _forget(dask_worker, token, ahead_only=False):
     box = getattr(dask_worker, "_dgraph_task_states", {})
     for key in [k for k in list(box) if k[0] == token and (len(k) == 4 or not ahead_only)]:
         box.pop(key, None)
-    _note(_recent(dask_worker, "_dgraph_gone"), token)
+    note(recent(dask_worker, "_dgraph_gone"), token)
     ended(dask_worker, token)  # and the outputs pushed here for its tasks
-
-
-def _over(dask_worker, token):
-    """Run ``token`` ended: its outputs pushed to this worker for tasks that will not come go."""
-    from .push import ended  # noqa: PLC0415
-
-    ended(dask_worker, token)
 
 
 def _gone_output(report=None):
@@ -1023,7 +1000,9 @@ def _run_once(program, PG, schedule, on_step, max_supersteps, lookahead):
         if not ok:  # drop every shard's state of this run (in the background: a worker may be dead)
             run_quietly(client, _forget, token=token)
         elif watch is None and PUSH:  # (a watched run's unwatch says so, _lane_end)
-            run_quietly(client, _over, token=token)
+            from .push import ended  # noqa: PLC0415
+
+            run_quietly(client, ended, token=token)
     return _Results(client, results, [workers[q] for q in qs], name, token, tallies, kept), records
 
 
